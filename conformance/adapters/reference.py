@@ -1,0 +1,98 @@
+"""The reference engine as an implementation: in-process, or over the wire.
+
+`handle(op, args)` answers one request from `reference/`; `ReferenceImplementation`
+calls it in-process (the default `--impl reference`), and `python -m
+conformance.adapters.reference` serves the same function as protocol v1 on stdio, so
+the runner's wire path is tested against a known-good implementation.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any, BinaryIO, Final
+
+import reference
+from conformance.adapters.base import Implementation, Reply
+from conformance.protocol import OPS, PROTOCOL_VERSION, OpError, decode_line, encode_line
+from reference.errors import InvalidInput
+
+__all__ = ["HELLO", "ReferenceImplementation", "handle", "main", "serve"]
+
+Handler = Callable[[Mapping[str, Any]], Any]
+
+HANDLERS: Final[dict[str, Handler]] = {
+    "truncate.head": lambda a: reference.truncate_head(
+        a["content"], max_lines=a.get("maxLines"), max_bytes=a.get("maxBytes")
+    ).to_pi(),
+    "truncate.tail": lambda a: reference.truncate_tail(
+        a["content"], max_lines=a.get("maxLines"), max_bytes=a.get("maxBytes")
+    ).to_pi(),
+    "truncate.line": lambda a: reference.truncate_line(a["line"], a.get("maxChars")).to_pi(),
+    "format.size": lambda a: reference.format_size(a["bytes"]),
+}
+assert set(HANDLERS) <= set(OPS), "every handled op is a protocol op"
+
+HELLO: Final = {
+    "protocol": PROTOCOL_VERSION,
+    "implementation": {
+        "name": "ctxspec-reference",
+        "version": reference.__version__,
+        "language": f"python {sys.version_info.major}.{sys.version_info.minor}",
+    },
+    "ops": sorted(HANDLERS),
+}
+
+
+def handle(op: str, args: Mapping[str, Any]) -> Reply:
+    """Answer one op; bad arguments become `invalid_input`, an unknown op `unsupported`."""
+    if op == "hello":
+        return Reply(result=HELLO)
+    handler = HANDLERS.get(op)
+    if handler is None:
+        return Reply(error=OpError("unsupported", f"op {op!r} is not implemented"))
+    try:
+        return Reply(result=handler(args))
+    except InvalidInput as error:
+        return Reply(error=OpError("invalid_input", str(error), error.field))
+    except KeyError as error:
+        return Reply(error=OpError("invalid_input", f"missing argument {error}", str(error.args[0])))
+
+
+class ReferenceImplementation(Implementation):
+    """The engine in this process; arguments take a JSON round trip, as on the wire."""
+
+    name = "reference"
+
+    def __init__(self) -> None:
+        self.hello = HELLO
+
+    def call(self, op: str, args: Mapping[str, Any]) -> Reply:
+        wire_args = json.loads(json.dumps(args))
+        reply = handle(op, wire_args)
+        if reply.error is None:
+            return Reply(result=json.loads(json.dumps(reply.result)))
+        return reply
+
+
+def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
+    """Answer protocol v1 requests until stdin closes."""
+    for line in stdin:
+        if not line.strip():
+            continue
+        request = decode_line(line)
+        try:
+            reply = handle(str(request.get("op")), request.get("args") or {})
+        except Exception as error:  # a bug in the engine: report it, keep serving
+            reply = Reply(error=OpError("internal", f"{type(error).__name__}: {error}"))
+        stdout.write(encode_line(reply.to_wire(request.get("id"))))
+        stdout.flush()
+
+
+def main() -> None:
+    serve(sys.stdin.buffer, sys.stdout.buffer)
+
+
+if __name__ == "__main__":
+    main()
