@@ -1,0 +1,232 @@
+"""Loading, expanding and linting the corpus's case files.
+
+Every case reaches the suite through `load_cases()`: one YAML file per behaviour under
+`corpora/cases/<boundary>/`, checked against `corpora/case.schema.json`, with file-level
+defaults (`op`, `rule`, `level`) applied and string builders expanded. Problems are
+`CorpusError`s naming the file and the case.
+
+String builders (so a 300 KB line or a lone surrogate stays readable in YAML):
+`{$repeat: S, $times: N}`, `{$concat: [part, ...]}`, `{$codeUnits: [0xD83D, ...]}`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import struct
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.abc import Traversable
+from typing import Any, Final, Literal
+
+import jsonschema
+import yaml
+
+from conformance.errors import CorpusError
+from conformance.protocol import validate_args
+from corpora import cases_root
+
+__all__ = [
+    "BOUNDARIES",
+    "Case",
+    "corpus_digest",
+    "expand",
+    "lint",
+    "load_cases",
+    "rule_index",
+]
+
+Level = Literal["compat", "invariant"]
+
+# boundary slug -> what it checks (the five of DESIGN.md, plus the tool results around them)
+BOUNDARIES: Final = {
+    "multibyte_cuts": "1. multibyte cuts: bytes vs code units at a truncation cut",
+    "instruction_ordering": "2. instruction ordering: the order instructions reach the prompt",
+    "trust_denial": "3. trust denial: what an untrusted project can still load",
+    "compaction_threshold": "4. compaction threshold: usage vs estimate, the kept boundary",
+    "lca_navigation": "5. LCA navigation: moving between sibling leaves",
+    "tool_results": "tool results: read, bash, grep texts and notices",
+}
+
+_MAX_TIMES: Final = 1 << 30  # a builder may not ask for more than 1 Gi repetitions
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Case:
+    """One golden case, defaults applied and builders expanded."""
+
+    id: str
+    boundary: str
+    op: str
+    rule: str
+    level: Level
+    why: str
+    behaviour: str
+    args: dict[str, Any] = field(repr=False)
+    expect_result: Any = field(default=None, repr=False)
+    expect_error: str | None = None
+    status: str = "active"
+    source: str = ""
+
+    @property
+    def expects_error(self) -> bool:
+        return self.expect_error is not None
+
+
+def expand(value: Any, where: str = "") -> Any:
+    """Expand the string builders inside a YAML value (recursively)."""
+    if isinstance(value, list):
+        return [expand(item, where) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if "$repeat" in value:
+        _only(value, {"$repeat", "$times"}, where)
+        text, times = expand(value["$repeat"], where), value.get("$times")
+        if not isinstance(text, str) or not isinstance(times, int) or not 0 <= times <= _MAX_TIMES:
+            raise CorpusError(f"{where}: $repeat takes a string and $times a count 0..2**30")
+        return text * times
+    if "$concat" in value:
+        _only(value, {"$concat"}, where)
+        parts = expand(value["$concat"], where)
+        if not isinstance(parts, list) or not all(isinstance(p, str) for p in parts):
+            raise CorpusError(f"{where}: $concat takes a list of strings")
+        return "".join(parts)
+    if "$codeUnits" in value:
+        _only(value, {"$codeUnits"}, where)
+        units = value["$codeUnits"]
+        if not isinstance(units, list) or not all(
+            isinstance(u, int) and 0 <= u <= 0xFFFF for u in units
+        ):
+            raise CorpusError(f"{where}: $codeUnits takes a list of integers 0..0xFFFF")
+        packed = struct.pack(f"<{len(units)}H", *units)
+        return packed.decode("utf-16-le", "surrogatepass")
+    if any(isinstance(key, str) and key.startswith("$") for key in value):
+        raise CorpusError(f"{where}: unknown builder {sorted(value)}")
+    return {key: expand(item, where) for key, item in value.items()}
+
+
+def _only(value: dict[str, Any], keys: set[str], where: str) -> None:
+    extra = set(value) - keys
+    if extra:
+        raise CorpusError(f"{where}: unexpected keys {sorted(extra)} beside {sorted(keys)}")
+
+
+@cache
+def _file_schema() -> dict[str, Any]:
+    text = cases_root().joinpath("..", "case.schema.json").read_text("utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def _case_files(root: Traversable) -> Iterator[tuple[str, Traversable]]:
+    for boundary in sorted(root.iterdir(), key=lambda t: t.name):
+        if not boundary.is_dir():
+            continue
+        for file in sorted(boundary.iterdir(), key=lambda t: t.name):
+            if file.name.endswith(".yaml"):
+                yield f"{boundary.name}/{file.name}", file
+
+
+def _parse(name: str, file: Traversable) -> list[Case]:
+    try:
+        data = yaml.safe_load(file.read_text("utf-8"))
+    except yaml.YAMLError as error:
+        raise CorpusError(f"{name}: not valid YAML: {error}") from None
+    problem = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(_file_schema()).iter_errors(data)
+    )
+    if problem is not None:
+        where = "/".join(str(p) for p in problem.absolute_path) or "(top)"
+        raise CorpusError(f"{name}: at {where}: {problem.message}")
+    folder = name.split("/", 1)[0]
+    if data["boundary"] != folder:
+        raise CorpusError(f"{name}: boundary {data['boundary']!r} but the file is under {folder}/")
+    cases = []
+    for index, raw in enumerate(data["cases"]):
+        where = f"{name}: case {raw['id']}"
+        op = raw.get("op", data.get("op"))
+        rule = raw.get("rule", data.get("rule"))
+        if op is None or rule is None:
+            raise CorpusError(f"{where}: no op or rule (give one per case or per file)")
+        args = expand(raw["args"], where)
+        problem_text = validate_args(op, args)
+        if problem_text is not None:
+            raise CorpusError(f"{where}: {problem_text}")
+        expect = raw["expect"]
+        cases.append(
+            Case(
+                id=raw["id"],
+                boundary=data["boundary"],
+                op=op,
+                rule=rule,
+                level=raw.get("level", data.get("level", "compat")),
+                why=raw["why"],
+                behaviour=data["behaviour"],
+                args=args,
+                expect_result=expand(expect.get("result"), where),
+                expect_error=expect.get("error"),
+                status=raw.get("status", "active"),
+                source=f"{name}#{index + 1}",
+            )
+        )
+    return cases
+
+
+@cache
+def load_cases() -> tuple[Case, ...]:
+    """Every case of the corpus, in file order. Raises `CorpusError` on a broken file."""
+    cases: list[Case] = []
+    seen: dict[str, str] = {}
+    for name, file in _case_files(cases_root()):
+        for case in _parse(name, file):
+            if case.id in seen:
+                raise CorpusError(f"{name}: case id {case.id!r} is already used in {seen[case.id]}")
+            seen[case.id] = case.source
+            cases.append(case)
+    return tuple(cases)
+
+
+@cache
+def corpus_digest() -> str:
+    """sha256 over every case file (name and bytes): the case data's identity in reports."""
+    digest = hashlib.sha256()
+    for name, file in _case_files(cases_root()):
+        digest.update(name.encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@cache
+def rule_index() -> dict[str, str]:
+    """Rule id -> its one-line statement, read from the table in corpora/README.md."""
+    text = cases_root().joinpath("..", "README.md").read_text("utf-8")
+    rules = {}
+    for match in re.finditer(r"^\|\s*`?([A-Z]+-\d+)`?\s*\|\s*([^|]+?)\s*\|", text, re.MULTILINE):
+        rules[match.group(1)] = match.group(2)
+    return rules
+
+
+_SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
+
+
+def lint(cases: Iterable[Case]) -> list[str]:
+    """Problems of style and coverage a schema cannot see; empty when the corpus is clean."""
+    problems = []
+    rules = rule_index()
+    behaviours: dict[str, str] = {}
+    for case in cases:
+        where = f"{case.source} ({case.id})"
+        for label, text in (("why", case.why), ("behaviour", case.behaviour)):
+            if "\n" in text.strip():
+                problems.append(f"{where}: {label} must be one line")
+            if _SHOULD.search(text):
+                problems.append(f"{where}: {label} says 'should'; state what happens")
+        if case.rule not in rules:
+            problems.append(f"{where}: rule {case.rule} is not in the index of corpora/README.md")
+        if case.level == "compat" and case.expects_error and case.expect_error == "invalid_input":
+            problems.append(f"{where}: an invalid_input expectation is an invariant, not Pi compat")
+        file = case.source.split("#", 1)[0]
+        if behaviours.setdefault(case.behaviour, file) != file:
+            problems.append(f"{where}: behaviour text repeats {behaviours[case.behaviour]}")
+    return problems

@@ -1,0 +1,336 @@
+"""The pytest plugin behind `ctxspec conform`: implementation, cases, statuses, reports.
+
+Options: `--impl` (reference | pi@0.85.0 | a command), `--expectations FILE`, `--case ID`,
+`--boundary NAME`, `--op OP`, `--request-timeout S`, `--results-json FILE`,
+`--summary-md FILE`. Golden cases become test items named by case id, marked with their
+boundary; cases and properties listed in the implementation's expectations file run as
+strict expected failures. Each report is classified into one of the suite's statuses
+(passed, failed, error, unsupported, expected-failure, unexpected-pass); the controller
+prints a table per boundary and op and writes one JSON record per case.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Generator, Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+from hypothesis import HealthCheck, Verbosity, settings
+
+from conformance import DATA_VERSION, __version__
+from conformance.adapters import PI_NAME, Implementation, open_implementation
+from conformance.adapters.pi import PI_VERSION
+from conformance.cases import BOUNDARIES, Case, corpus_digest, load_cases
+from conformance.check import CaseMismatch, rerun_command
+from conformance.errors import AdapterError
+from conformance.expectations import Expectations, default_expectations_file, load_expectations
+from conformance.protocol import PROTOCOL_VERSION
+
+STATUSES: Final = ("passed", "failed", "error", "unsupported", "expected-failure", "unexpected-pass")
+FAILING: Final = frozenset({"failed", "error", "unexpected-pass"})
+
+settings.register_profile(
+    "ci", max_examples=60, deadline=None, derandomize=True, database=None, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", max_examples=300, deadline=None)
+settings.register_profile("debug", max_examples=25, deadline=None, verbosity=Verbosity.verbose)
+
+_expectations_key = pytest.StashKey[Expectations]()
+_records_key = pytest.StashKey[list[dict[str, Any]]]()
+_hello_key = pytest.StashKey[dict[str, Any]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("ctxspec", "ctxspec conformance")
+    group.addoption("--impl", default="reference",
+                    help="implementation under test: reference, pi@0.85.0, or a command")
+    group.addoption("--expectations", default=None,
+                    help="known-divergences file (default: the shipped one for --impl)")
+    group.addoption("--case", action="append", default=[], help="run only this case id")
+    group.addoption("--boundary", action="append", default=[], choices=sorted(BOUNDARIES),
+                    help="run only this boundary's cases and properties")
+    group.addoption("--op", action="append", default=[], help="run only cases of this op")
+    group.addoption("--request-timeout", type=float, default=30.0,
+                    help="seconds an implementation may take for one request")
+    group.addoption("--results-json", default=None, help="write one JSON record per case here")
+    group.addoption("--summary-md", default=None, help="write a Markdown summary here")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for slug, text in BOUNDARIES.items():
+        config.addinivalue_line("markers", f"{slug}: boundary {text}")
+    config.addinivalue_line(
+        "markers", "ctxspec_property(boundary, op, rule, level): a property of the suite"
+    )
+    if config.getoption("hypothesis_profile", None) is None:
+        settings.load_profile("ci" if os.environ.get("CI") else "dev")
+    impl = config.getoption("impl")
+    path = config.getoption("expectations") or default_expectations_file(impl)
+    expectations = load_expectations(path, impl)
+    expectations.check_ids(case.id for case in load_cases())
+    config.stash[_expectations_key] = expectations
+    config.stash[_records_key] = []
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    return [
+        f"ctxspec {__version__}: data {DATA_VERSION}, protocol {PROTOCOL_VERSION}, "
+        f"pinned to pi {PI_VERSION}, corpus sha256 {corpus_digest()[:16]}",
+        f"implementation under test: {config.getoption('impl')} "
+        f"(expectations: {config.stash[_expectations_key].source})",
+    ]
+
+
+def _selected(config: pytest.Config) -> Iterator[Case]:
+    wanted_ids = set(config.getoption("case"))
+    boundaries = set(config.getoption("boundary"))
+    ops = set(config.getoption("op"))
+    for case in load_cases():
+        if case.status == "withdrawn":
+            continue
+        if wanted_ids and case.id not in wanted_ids:
+            continue
+        if boundaries and case.boundary not in boundaries:
+            continue
+        if ops and case.op not in ops:
+            continue
+        yield case
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "golden_case" not in metafunc.fixturenames:
+        return
+    config = metafunc.config
+    known = config.stash[_expectations_key].cases
+    params = []
+    for case in _selected(config):
+        marks: list[Any] = [getattr(pytest.mark, case.boundary)]
+        if case.id in known:
+            marks.append(pytest.mark.xfail(reason=known[case.id], strict=True, raises=CaseMismatch))
+        params.append(pytest.param(case, id=case.id, marks=marks))
+    metafunc.parametrize("golden_case", params)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    known = config.stash[_expectations_key].properties
+    boundaries = set(config.getoption("boundary"))
+    only_cases = bool(config.getoption("case"))
+    kept, dropped = [], []
+    for item in items:
+        marker = item.get_closest_marker("ctxspec_property")
+        if marker is None:
+            kept.append(item)
+            continue
+        boundary = marker.kwargs.get("boundary", "")
+        if only_cases or (boundaries and boundary not in boundaries):
+            dropped.append(item)
+            continue
+        item.add_marker(getattr(pytest.mark, boundary))
+        name = item.originalname if isinstance(item, pytest.Function) else item.name
+        if name in known:
+            item.add_marker(pytest.mark.xfail(reason=known[name], strict=True))
+        kept.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+@pytest.fixture(scope="session")
+def impl(request: pytest.FixtureRequest) -> Generator[Implementation, None, None]:
+    """The implementation under test: one per process (so one adapter per xdist worker)."""
+    config = request.config
+    implementation = open_implementation(
+        config.getoption("impl"), timeout=config.getoption("request_timeout")
+    )
+    yield implementation
+    implementation.close()
+
+
+def _describe(item: pytest.Item) -> dict[str, Any]:
+    callspec = getattr(item, "callspec", None)
+    case = callspec.params.get("golden_case") if callspec is not None else None
+    if isinstance(case, Case):
+        return {"id": case.id, "kind": "case", "boundary": case.boundary, "op": case.op,
+                "rule": case.rule, "level": case.level, "source": case.source}
+    marker = item.get_closest_marker("ctxspec_property")
+    if marker is not None:
+        return {"id": item.name, "kind": "property", "boundary": marker.kwargs.get("boundary"),
+                "op": marker.kwargs.get("op"), "rule": marker.kwargs.get("rule"),
+                "level": marker.kwargs.get("level", "invariant")}
+    return {}
+
+
+def _classify(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str:
+    excinfo = call.excinfo
+    if excinfo is not None and isinstance(excinfo.value, AdapterError):
+        return "error"
+    if report.skipped:
+        if hasattr(report, "wasxfail"):
+            return "expected-failure"
+        return "unsupported"
+    if report.failed:
+        return "unexpected-pass" if excinfo is None else "failed"
+    return "unexpected-pass" if hasattr(report, "wasxfail") else "passed"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    described = _describe(item)
+    if not described:
+        return report
+    if report.when == "call" or (report.when == "setup" and not report.passed):
+        status = _classify(report, call)
+        impl = item.config.getoption("impl")
+        record = dict(described, status=status, duration=round(report.duration, 6))
+        excinfo = call.excinfo
+        if status in FAILING:
+            if excinfo is not None and isinstance(excinfo.value, CaseMismatch | AdapterError):
+                report.longrepr = str(excinfo.value)
+            if described["kind"] == "case":
+                rerun = rerun_command(impl, described["id"])
+                report.longrepr = f"{report.longrepr}\n  rerun: {rerun}"
+            record["message"] = str(report.longrepr)[:20000]
+        elif status == "unsupported" and isinstance(report.longrepr, tuple):
+            record["message"] = str(report.longrepr[2])
+        hello = _hello_once(item)
+        if hello:
+            report.user_properties.append(("ctxspec_hello", hello))
+        report.user_properties.append(("ctxspec", record))
+    return report
+
+
+def _hello_once(item: pytest.Item) -> dict[str, Any] | None:
+    config = item.config
+    if _hello_key in config.stash:
+        return None
+    fixture_defs = getattr(item, "_fixtureinfo", None)
+    if fixture_defs is None or "impl" not in fixture_defs.argnames:
+        return None
+    try:
+        implementation = item.funcargs.get("impl")  # type: ignore[attr-defined]
+        hello = dict(implementation.hello) if implementation is not None else None
+    except (AdapterError, AttributeError):
+        return None
+    if hello:
+        config.stash[_hello_key] = hello
+    return hello
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    config = _CONFIG.get("config")
+    if config is None or hasattr(config, "workerinput"):
+        return  # workers report to the controller, which keeps the records
+    for key, value in report.user_properties:
+        if key == "ctxspec":
+            config.stash[_records_key].append(value)
+        elif key == "ctxspec_hello":
+            config.stash.setdefault(_hello_key, value)
+
+
+_CONFIG: dict[str, pytest.Config] = {}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _CONFIG["config"] = session.config
+    session.config.stash[_records_key] = []
+    session.config.stash[_started_key] = time.time()
+
+
+_started_key = pytest.StashKey[float]()
+
+
+def _rows(records: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """Header, one row per (boundary, op), and a total row of status counts."""
+    counts: dict[tuple[str, str], Counter[str]] = {}
+    for record in records:
+        key = (str(record.get("boundary")), str(record.get("op")))
+        counts.setdefault(key, Counter())[record["status"]] += 1
+    rows: list[tuple[str, ...]] = [("boundary", "op", *STATUSES)]
+    total: Counter[str] = Counter()
+    for (boundary, op), counter in sorted(counts.items()):
+        rows.append((boundary, op, *(str(counter[s]) for s in STATUSES)))
+        total.update(counter)
+    rows.append(("total", "", *(str(total[s]) for s in STATUSES)))
+    return rows
+
+
+def _table(records: list[dict[str, Any]]) -> list[str]:
+    rows = _rows(records)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    records = config.stash.get(_records_key, [])
+    if not records or hasattr(config, "workerinput"):
+        return
+    impl = config.getoption("impl")
+    terminalreporter.section(f"ctxspec summary: {impl}")
+    for line in _table(records):
+        terminalreporter.write_line(line)
+    failing = [r for r in records if r["status"] in FAILING]
+    if failing:
+        terminalreporter.write_line("")
+        terminalreporter.write_line(f"{len(failing)} failing; rerun one with:")
+        for record in failing[:20]:
+            what = (rerun_command(impl, record["id"]) if record["kind"] == "case"
+                    else f"ctxspec conform --impl {impl!r} -k {record['id']}")
+            terminalreporter.write_line(f"  [{record['status']}] {what}")
+
+
+def _header(config: pytest.Config) -> dict[str, Any]:
+    return {
+        "suite": "ctxspec",
+        "suiteVersion": __version__,
+        "dataVersion": DATA_VERSION,
+        "protocol": PROTOCOL_VERSION,
+        "piVersion": PI_VERSION,
+        "corpusSha256": corpus_digest(),
+        "implementation": config.getoption("impl"),
+        "hello": config.stash.get(_hello_key, None),
+        "expectations": config.stash[_expectations_key].source,
+        "python": sys.version.split()[0],
+        "startedAt": config.stash.get(_started_key, None),
+    }
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    if hasattr(config, "workerinput"):
+        return
+    records = sorted(config.stash.get(_records_key, []), key=lambda r: (r["kind"], r["id"]))
+    header = _header(config)
+    if path := config.getoption("results_json"):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps({"header": header, "records": records}, indent=1) + "\n")
+    if path := config.getoption("summary_md"):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(_markdown(header, records))
+
+
+def _markdown(header: dict[str, Any], records: list[dict[str, Any]]) -> str:
+    lines = [f"# ctxspec: {header['implementation']}", "",
+             f"data {header['dataVersion']}, protocol {header['protocol']}, pinned to pi "
+             f"{header['piVersion']}, corpus `{header['corpusSha256'][:16]}`", ""]
+    rows = _rows(records)
+    lines.append("| " + " | ".join(rows[0]) + " |")
+    lines.append("|" + "---|" * len(rows[0]))
+    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
+    failing = [r for r in records if r["status"] in FAILING]
+    for record in failing:
+        lines += ["", f"## {record['status']}: `{record['id']}`", "", "```",
+                  record.get("message", ""), "```"]
+    return "\n".join(lines) + "\n"
