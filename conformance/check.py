@@ -11,7 +11,7 @@ from conformance.cases import Case, rule_index
 from conformance.compare import differences, render, render_value
 from conformance.protocol import validate_result
 
-__all__ = ["CaseMismatch", "check_case", "rerun_command", "require_op"]
+__all__ = ["CaseMismatch", "check_case", "require_op", "rerun_command"]
 
 
 class CaseMismatch(AssertionError):
@@ -40,12 +40,16 @@ def check_case(impl: Implementation, case: Case) -> None:
     if case.expect_error is not None:
         if reply.error is not None and reply.error.type == case.expect_error:
             return
-        got = (f"error {reply.error.type}: {reply.error.message}" if reply.error
-               else f"result {render_value(reply.result)}")
+        got = (
+            f"error {reply.error.type}: {reply.error.message}"
+            if reply.error
+            else f"result {render_value(reply.result)}"
+        )
         raise CaseMismatch(_header(case) + f"\n  expected error {case.expect_error}, got {got}")
     if reply.error is not None:
         raise CaseMismatch(
-            _header(case) + f"\n  expected a result, got error {reply.error.type}: "
+            _header(case)
+            + f"\n  expected a result, got error {reply.error.type}: "
             + reply.error.message[:2000]
         )
     found = differences(case.expect_result, reply.result)

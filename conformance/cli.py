@@ -34,9 +34,20 @@ def _suite_ini() -> str:
 
 def conform_args(options: argparse.Namespace) -> list[str]:
     """The pytest command line that `ctxspec conform` runs."""
-    args = ["-c", _suite_ini(), "--rootdir", str(Path.cwd()), "-p", "conformance.plugin",
-            "--pyargs", "conformance.suite", "--impl", options.impl,
-            "--request-timeout", str(options.timeout)]
+    args = [
+        "-c",
+        _suite_ini(),
+        "--rootdir",
+        str(Path.cwd()),
+        "-p",
+        "conformance.plugin",
+        "--pyargs",
+        "conformance.suite",
+        "--impl",
+        options.impl,
+        "--request-timeout",
+        str(options.timeout),
+    ]
     for case_id in options.case:
         args += ["--case", case_id]
     for boundary in options.boundary:
@@ -104,8 +115,11 @@ def _bench(options: argparse.Namespace) -> int:
     if not root.is_dir():
         print("ctxspec: bench runs from a checkout (benchmarks/ is not installed)", file=sys.stderr)
         return 2
-    return int(pytest.main([str(root), "-p", "conformance.plugin", "--benchmark-only",
-                            *options.pytest_args]))
+    return int(
+        pytest.main(
+            [str(root), "-p", "conformance.plugin", "--benchmark-only", *options.pytest_args]
+        )
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -113,21 +127,30 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     conform = commands.add_parser("conform", help="run the suite against an implementation")
-    conform.add_argument("--impl", default="reference",
-                         help="reference (default), pi@0.85.0, or a command speaking protocol v1")
-    conform.add_argument("--case", action="append", default=[], metavar="ID",
-                         help="only this case (repeatable)")
+    conform.add_argument(
+        "--impl",
+        default="reference",
+        help="reference (default), pi@0.85.0, or a command speaking protocol v1",
+    )
+    conform.add_argument(
+        "--case", action="append", default=[], metavar="ID", help="only this case (repeatable)"
+    )
     conform.add_argument("--boundary", action="append", default=[], help="only this boundary")
     conform.add_argument("-k", default=None, help="pytest -k expression over case ids")
     conform.add_argument("--expectations", default=None, help="known-divergences YAML file")
     conform.add_argument("--junit", default=None, metavar="FILE", help="write JUnit XML")
     conform.add_argument("--json", default=None, metavar="FILE", help="write JSON results")
     conform.add_argument("--md", default=None, metavar="FILE", help="write a Markdown summary")
-    conform.add_argument("-n", dest="numprocesses", default=None,
-                         help="parallel workers (pytest-xdist), e.g. auto")
+    conform.add_argument(
+        "-n", dest="numprocesses", default=None, help="parallel workers (pytest-xdist), e.g. auto"
+    )
     conform.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
-    conform.add_argument("--profile", choices=("dev", "ci", "debug"), default=None,
-                         help="hypothesis profile (default: ci when $CI is set, else dev)")
+    conform.add_argument(
+        "--profile",
+        choices=("dev", "ci", "debug"),
+        default=None,
+        help="hypothesis profile (default: ci when $CI is set, else dev)",
+    )
     conform.add_argument("-v", "--verbose", action="store_true")
     conform.add_argument("pytest_args", nargs="*", help="after --: passed to pytest")
     conform.set_defaults(run=_conform)

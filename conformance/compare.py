@@ -19,8 +19,15 @@ from reference._utf16 import code_units
 __all__ = ["Difference", "differences", "render", "render_value", "visible"]
 
 _NAMED: Final = {
-    "\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\", '"': '\\"',
-    "\ufeff": "\\ufeff", "\ufffd": "\\ufffd", "\u00a0": "\\u00a0", "\u200b": "\\u200b",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\\": "\\\\",
+    '"': '\\"',
+    "\ufeff": "\\ufeff",
+    "\ufffd": "\\ufffd",
+    "\u00a0": "\\u00a0",
+    "\u200b": "\\u200b",
 }
 _LONG: Final = 160  # strings longer than this are shown around the point of interest
 
@@ -43,8 +50,11 @@ def differences(expected: Any, actual: Any, path: str = "$") -> list[Difference]
                 found.append(Difference(f"{path}.{key}", expected[key], None, missing=True))
             else:
                 found += differences(expected[key], actual[key], f"{path}.{key}")
-        found += [Difference(f"{path}.{key}", None, actual[key], extra=True)
-                  for key in actual if key not in expected]
+        found += [
+            Difference(f"{path}.{key}", None, actual[key], extra=True)
+            for key in actual
+            if key not in expected
+        ]
         return found
     if isinstance(expected, list) and isinstance(actual, list):
         found = []
@@ -78,7 +88,9 @@ def visible(text: str) -> str:
             out.append(_NAMED[char])
         elif 0xD800 <= ord(char) <= 0xDFFF:
             out.append(f"\\u{ord(char):04x}")
-        elif unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp", "Zs", "Co", "Cn"} and char != " ":
+        elif (
+            unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp", "Zs", "Co", "Cn"} and char != " "
+        ):
             out.append(f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}")
         else:
             out.append(char)
@@ -130,10 +142,14 @@ def render(found: list[Difference]) -> str:
     lines = []
     for difference in found:
         if difference.missing:
-            lines.append(f"  {difference.path}: missing (expected {render_value(difference.expected)})")
+            lines.append(
+                f"  {difference.path}: missing (expected {render_value(difference.expected)})"
+            )
             continue
         if difference.extra:
-            lines.append(f"  {difference.path}: unexpected (actual {render_value(difference.actual)})")
+            lines.append(
+                f"  {difference.path}: unexpected (actual {render_value(difference.actual)})"
+            )
             continue
         exp, act = difference.expected, difference.actual
         if isinstance(exp, str) and isinstance(act, str):
@@ -148,5 +164,7 @@ def render(found: list[Difference]) -> str:
             lines.append(f"    actual   {render_value(act, around=at)}")
             lines.append(f"             {_bytes_around(act, at)}")
         else:
-            lines.append(f"  {difference.path}: expected {render_value(exp)}, actual {render_value(act)}")
+            lines.append(
+                f"  {difference.path}: expected {render_value(exp)}, actual {render_value(act)}"
+            )
     return "\n".join(lines)

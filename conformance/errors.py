@@ -8,7 +8,14 @@
 
 from __future__ import annotations
 
-__all__ = ["AdapterError", "CorpusError", "Crashed", "ProtocolViolation", "StartupFailed", "Timeout"]
+__all__ = [
+    "AdapterError",
+    "CorpusError",
+    "Crashed",
+    "ProtocolViolation",
+    "StartupFailed",
+    "Timeout",
+]
 
 
 class AdapterError(Exception):

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, Verbosity, settings
 
 from conformance import DATA_VERSION, __version__
-from conformance.adapters import PI_NAME, Implementation, open_implementation
+from conformance.adapters import Implementation, open_implementation
 from conformance.adapters.pi import PI_VERSION
 from conformance.cases import BOUNDARIES, Case, corpus_digest, load_cases
 from conformance.check import CaseMismatch, rerun_command
@@ -32,11 +32,23 @@ from conformance.errors import AdapterError
 from conformance.expectations import Expectations, default_expectations_file, load_expectations
 from conformance.protocol import PROTOCOL_VERSION
 
-STATUSES: Final = ("passed", "failed", "error", "unsupported", "expected-failure", "unexpected-pass")
+STATUSES: Final = (
+    "passed",
+    "failed",
+    "error",
+    "unsupported",
+    "expected-failure",
+    "unexpected-pass",
+)
 FAILING: Final = frozenset({"failed", "error", "unexpected-pass"})
 
 settings.register_profile(
-    "ci", max_examples=60, deadline=None, derandomize=True, database=None, print_blob=True,
+    "ci",
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    print_blob=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile("dev", max_examples=300, deadline=None)
@@ -49,16 +61,31 @@ _hello_key = pytest.StashKey[dict[str, Any]]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ctxspec", "ctxspec conformance")
-    group.addoption("--impl", default="reference",
-                    help="implementation under test: reference, pi@0.85.0, or a command")
-    group.addoption("--expectations", default=None,
-                    help="known-divergences file (default: the shipped one for --impl)")
+    group.addoption(
+        "--impl",
+        default="reference",
+        help="implementation under test: reference, pi@0.85.0, or a command",
+    )
+    group.addoption(
+        "--expectations",
+        default=None,
+        help="known-divergences file (default: the shipped one for --impl)",
+    )
     group.addoption("--case", action="append", default=[], help="run only this case id")
-    group.addoption("--boundary", action="append", default=[], choices=sorted(BOUNDARIES),
-                    help="run only this boundary's cases and properties")
+    group.addoption(
+        "--boundary",
+        action="append",
+        default=[],
+        choices=sorted(BOUNDARIES),
+        help="run only this boundary's cases and properties",
+    )
     group.addoption("--op", action="append", default=[], help="run only cases of this op")
-    group.addoption("--request-timeout", type=float, default=30.0,
-                    help="seconds an implementation may take for one request")
+    group.addoption(
+        "--request-timeout",
+        type=float,
+        default=30.0,
+        help="seconds an implementation may take for one request",
+    )
     group.addoption("--results-json", default=None, help="write one JSON record per case here")
     group.addoption("--summary-md", default=None, help="write a Markdown summary here")
 
@@ -157,13 +184,25 @@ def _describe(item: pytest.Item) -> dict[str, Any]:
     callspec = getattr(item, "callspec", None)
     case = callspec.params.get("golden_case") if callspec is not None else None
     if isinstance(case, Case):
-        return {"id": case.id, "kind": "case", "boundary": case.boundary, "op": case.op,
-                "rule": case.rule, "level": case.level, "source": case.source}
+        return {
+            "id": case.id,
+            "kind": "case",
+            "boundary": case.boundary,
+            "op": case.op,
+            "rule": case.rule,
+            "level": case.level,
+            "source": case.source,
+        }
     marker = item.get_closest_marker("ctxspec_property")
     if marker is not None:
-        return {"id": item.name, "kind": "property", "boundary": marker.kwargs.get("boundary"),
-                "op": marker.kwargs.get("op"), "rule": marker.kwargs.get("rule"),
-                "level": marker.kwargs.get("level", "invariant")}
+        return {
+            "id": item.name,
+            "kind": "property",
+            "boundary": marker.kwargs.get("boundary"),
+            "op": marker.kwargs.get("op"),
+            "rule": marker.kwargs.get("rule"),
+            "level": marker.kwargs.get("level", "invariant"),
+        }
     return {}
 
 
@@ -231,9 +270,9 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if config is None or hasattr(config, "workerinput"):
         return  # workers report to the controller, which keeps the records
     for key, value in report.user_properties:
-        if key == "ctxspec":
+        if key == "ctxspec" and isinstance(value, dict):
             config.stash[_records_key].append(value)
-        elif key == "ctxspec_hello":
+        elif key == "ctxspec_hello" and isinstance(value, dict):
             config.stash.setdefault(_hello_key, value)
 
 
@@ -268,13 +307,15 @@ def _rows(records: list[dict[str, Any]]) -> list[tuple[str, ...]]:
 def _table(records: list[dict[str, Any]]) -> list[str]:
     rows = _rows(records)
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
+    lines = [
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return lines
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    records = config.stash.get(_records_key, [])
+    records: list[dict[str, Any]] = config.stash.get(_records_key, [])
     if not records or hasattr(config, "workerinput"):
         return
     impl = config.getoption("impl")
@@ -286,8 +327,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_line("")
         terminalreporter.write_line(f"{len(failing)} failing; rerun one with:")
         for record in failing[:20]:
-            what = (rerun_command(impl, record["id"]) if record["kind"] == "case"
-                    else f"ctxspec conform --impl {impl!r} -k {record['id']}")
+            what = (
+                rerun_command(impl, record["id"])
+                if record["kind"] == "case"
+                else f"ctxspec conform --impl {impl!r} -k {record['id']}"
+            )
             terminalreporter.write_line(f"  [{record['status']}] {what}")
 
 
@@ -311,7 +355,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     if hasattr(config, "workerinput"):
         return
-    records = sorted(config.stash.get(_records_key, []), key=lambda r: (r["kind"], r["id"]))
+    collected: list[dict[str, Any]] = config.stash.get(_records_key, [])
+    records = sorted(collected, key=lambda r: (r["kind"], r["id"]))
     header = _header(config)
     if path := config.getoption("results_json"):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -322,15 +367,25 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def _markdown(header: dict[str, Any], records: list[dict[str, Any]]) -> str:
-    lines = [f"# ctxspec: {header['implementation']}", "",
-             f"data {header['dataVersion']}, protocol {header['protocol']}, pinned to pi "
-             f"{header['piVersion']}, corpus `{header['corpusSha256'][:16]}`", ""]
+    lines = [
+        f"# ctxspec: {header['implementation']}",
+        "",
+        f"data {header['dataVersion']}, protocol {header['protocol']}, pinned to pi "
+        f"{header['piVersion']}, corpus `{header['corpusSha256'][:16]}`",
+        "",
+    ]
     rows = _rows(records)
     lines.append("| " + " | ".join(rows[0]) + " |")
     lines.append("|" + "---|" * len(rows[0]))
     lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
     failing = [r for r in records if r["status"] in FAILING]
     for record in failing:
-        lines += ["", f"## {record['status']}: `{record['id']}`", "", "```",
-                  record.get("message", ""), "```"]
+        lines += [
+            "",
+            f"## {record['status']}: `{record['id']}`",
+            "",
+            "```",
+            record.get("message", ""),
+            "```",
+        ]
     return "\n".join(lines) + "\n"

@@ -70,9 +70,12 @@ class OpError:
 
 def encode_line(message: dict[str, Any]) -> bytes:
     """One message as one ASCII line ending in `\\n` (lone surrogates escaped)."""
-    return json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode(
-        "ascii"
-    ) + b"\n"
+    return (
+        json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode(
+            "ascii"
+        )
+        + b"\n"
+    )
 
 
 def decode_line(line: bytes) -> dict[str, Any]:
@@ -123,8 +126,9 @@ def _check(instance: object, schema: dict[str, Any], what: str) -> None:
 def validate_response(message: dict[str, Any], expected_id: int) -> None:
     _check(message, _schema("response.schema.json"), "response")
     if message["id"] != expected_id:
-        raise ProtocolViolation(f"response id {message['id']} answers no pending request "
-                                f"(expected {expected_id})")
+        raise ProtocolViolation(
+            f"response id {message['id']} answers no pending request (expected {expected_id})"
+        )
 
 
 def validate_hello(result: object) -> None:

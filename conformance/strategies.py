@@ -11,11 +11,23 @@ __all__ = ["hard_text", "limits_near", "line_limit", "texts"]
 # characters chosen for their encodings: 1, 2, 3 and 4 UTF-8 bytes; lone surrogates; BOM;
 # U+FFFD (what a bad cut decodes to); CR for CRLF; NUL; and the separator itself
 HARD_CHARACTERS = (
-    "a", "Z", " ", "\n", "\r", "\t", "\x00",
-    "é", "ж",                     # 2 bytes
-    "€", "中", "\ufeff", "\ufffd",  # 3 bytes
-    "🙂", "𝄞",                     # 4 bytes, 2 code units
-    "\ud83d", "\ude42",           # lone surrogates (3 bytes each as Node counts them)
+    "a",
+    "Z",
+    " ",
+    "\n",
+    "\r",
+    "\t",
+    "\x00",
+    "é",
+    "ж",  # 2 bytes
+    "€",
+    "中",
+    "\ufeff",
+    "\ufffd",  # 3 bytes
+    "🙂",
+    "𝄞",  # 4 bytes, 2 code units
+    "\ud83d",
+    "\ude42",  # lone surrogates (3 bytes each as Node counts them)
 )
 
 hard_text = st.lists(

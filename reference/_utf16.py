@@ -61,6 +61,9 @@ def js_slice(text: str, start: float, end: float | None = None) -> str:
     >>> js_slice("abc", 0, -1)
     'ab'
     """
+    if start == 0 and end is not None and 0 <= end <= len(text):
+        # a prefix: at most `end` code points hold the first `end` code units
+        text = text[: int(to_integer_or_infinity(end))]
     length = code_units(text)
     lo = _relative_index(start, length)
     hi = length if end is None else _relative_index(end, length)

@@ -13,7 +13,9 @@ negatives, and so does this module; each rule below is tagged with its id in the
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -112,30 +114,35 @@ def truncate_head(
     >>> r.content, r.truncated_by, r.output_lines, r.total_lines
     ('one\\ntwo', 'lines', 2, 3)
     """
-    text, lines, total_lines, total_bytes, limit_lines, limit_bytes = _prepare(
+    text, total_lines, total_bytes, limit_lines, limit_bytes = _prepare(
         content, max_lines, max_bytes
     )
     base = _Base(total_lines, total_bytes, limit_lines, limit_bytes)
     if total_lines <= limit_lines and total_bytes <= limit_bytes:
         return base.untouched(text)  # TRUNC-2
 
-    if not lines:
+    lines = _lines_from_top(text)
+    first = next(lines, None)
+    if first is None:
         # only a negative limit gets here; Pi 0.85.0 throws a TypeError (it reads line 1)
         field = "maxLines" if limit_lines < 0 else "maxBytes"
         raise InvalidInput(field, "a negative limit on empty content has no result in Pi 0.85.0")
     # TRUNC-3: a first line over the byte limit yields nothing at all (never a partial line)
-    if _utf8.byte_length(lines[0]) > limit_bytes:
+    if _utf8.byte_length(first) > limit_bytes:
         return base.result("", "bytes", 0, 0, first_line_exceeds_limit=True)
 
     kept: list[str] = []
     used = 0
     truncated_by: TruncatedBy = "lines"
-    for index in range(min(len(lines), _loop_bound(limit_lines))):
-        cost = _utf8.byte_length(lines[index]) + (1 if index > 0 else 0)
+    bound = _loop_bound(limit_lines)
+    for line in itertools.chain((first,), lines):
+        if len(kept) >= bound:
+            break
+        cost = _utf8.byte_length(line) + (1 if kept else 0)
         if used + cost > limit_bytes:
             truncated_by = "bytes"
             break
-        kept.append(lines[index])
+        kept.append(line)
         used += cost
     # TRUNC-5: reaching the line limit with the bytes within theirs reports "lines"
     if len(kept) >= limit_lines and used <= limit_bytes:
@@ -155,7 +162,7 @@ def truncate_tail(
     >>> r.content, r.last_line_partial, r.output_bytes
     ('\\xe9\\xe9', True, 4)
     """
-    text, lines, total_lines, total_bytes, limit_lines, limit_bytes = _prepare(
+    text, total_lines, total_bytes, limit_lines, limit_bytes = _prepare(
         content, max_lines, max_bytes
     )
     base = _Base(total_lines, total_bytes, limit_lines, limit_bytes)
@@ -167,10 +174,9 @@ def truncate_tail(
     truncated_by: TruncatedBy = "lines"
     last_line_partial = False
     bound = _loop_bound(limit_lines)
-    for index in range(len(lines) - 1, -1, -1):
+    for line in _lines_from_bottom(text):
         if len(kept) >= bound:
             break
-        line = lines[index]
         cost = _utf8.byte_length(line) + (1 if kept else 0)
         if used + cost > limit_bytes:
             truncated_by = "bytes"
@@ -205,10 +211,12 @@ def truncate_line(line: str, max_chars: Number | None = None) -> LineTruncation:
     limit = GREP_MAX_LINE_LENGTH if max_chars is None else max_chars
     _check_number("maxChars", limit)
     text = canonical(line)
-    # TRUNC-6: code units, not code points or bytes
-    if code_units(text) <= limit:
+    # TRUNC-7: code units, not code points or bytes (a text has at least len() code units)
+    if len(text) <= limit and code_units(text) <= limit:
         return LineTruncation(text=text, was_truncated=False)
-    return LineTruncation(text=js_slice(text, 0, limit) + LINE_TRUNCATION_SUFFIX, was_truncated=True)
+    return LineTruncation(
+        text=js_slice(text, 0, limit) + LINE_TRUNCATION_SUFFIX, was_truncated=True
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,24 +257,54 @@ class _Base:
 
 def _prepare(
     content: str, max_lines: Number | None, max_bytes: Number | None
-) -> tuple[str, list[str], int, int, Number, Number]:
+) -> tuple[str, int, int, Number, Number]:
     if not isinstance(content, str):
         raise InvalidInput("content", "must be a string")
     limit_lines = DEFAULT_MAX_LINES if max_lines is None else max_lines
     limit_bytes = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
     _check_number("maxLines", limit_lines)
     _check_number("maxBytes", limit_bytes)
-    text = canonical(content)
-    lines = text.split("\n")
+    try:  # the common case in one C pass: no surrogates at all
+        total_bytes = len(content) if content.isascii() else len(content.encode("utf-8"))
+        text = content
+    except UnicodeEncodeError:
+        text = canonical(content)
+        total_bytes = _utf8.byte_length(text)
     # TRUNC-1: split on "\n" only; a final "\n" opens no line, so "" has no lines at all
-    if lines[-1] == "":
-        lines.pop()
-    return text, lines, len(lines), _utf8.byte_length(text), limit_lines, limit_bytes
+    total_lines = 0 if text == "" else text.count("\n") + (0 if text.endswith("\n") else 1)
+    return text, total_lines, total_bytes, limit_lines, limit_bytes
 
 
-def _loop_bound(limit: Number) -> int | float:
-    """How many lines `i < limit` admits: a fractional limit admits one more."""
-    return math.ceil(limit) if math.isfinite(limit) else limit
+def _body_end(text: str) -> int:
+    """Where the last line ends: before a final "\n", which opens no line (TRUNC-1)."""
+    return len(text) - 1 if text.endswith("\n") else len(text)
+
+
+def _lines_from_top(text: str) -> Iterator[str]:
+    """The lines of TRUNC-1, first to last, found lazily (the walk stops early)."""
+    if text == "":
+        return
+    start, end = 0, _body_end(text)
+    while (newline := text.find("\n", start, end)) >= 0:
+        yield text[start:newline]
+        start = newline + 1
+    yield text[start:end]
+
+
+def _lines_from_bottom(text: str) -> Iterator[str]:
+    """The lines of TRUNC-1, last to first."""
+    if text == "":
+        return
+    stop = _body_end(text)
+    while (newline := text.rfind("\n", 0, stop)) >= 0:
+        yield text[newline + 1 : stop]
+        stop = newline
+    yield text[:stop]
+
+
+def _loop_bound(limit: Number) -> int:
+    """How many lines `i < limit` admits (limits are finite): a fraction admits one more."""
+    return math.ceil(limit)
 
 
 def _utf8_safe_end(line: str, max_bytes: Number) -> str:

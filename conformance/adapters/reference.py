@@ -57,7 +57,9 @@ def handle(op: str, args: Mapping[str, Any]) -> Reply:
     except InvalidInput as error:
         return Reply(error=OpError("invalid_input", str(error), error.field))
     except KeyError as error:
-        return Reply(error=OpError("invalid_input", f"missing argument {error}", str(error.args[0])))
+        return Reply(
+            error=OpError("invalid_input", f"missing argument {error}", str(error.args[0]))
+        )
 
 
 class ReferenceImplementation(Implementation):

@@ -79,17 +79,20 @@ class _Child:
             self.process.stdin.write(line)
             self.process.stdin.flush()
         except (BrokenPipeError, OSError):
-            raise Crashed(self._exit_text("before reading the request"),
-                          stderr_tail=self.stderr_tail()) from None
+            raise Crashed(
+                self._exit_text("before reading the request"), stderr_tail=self.stderr_tail()
+            ) from None
         while True:
             try:
                 answer = self.lines.get(timeout=timeout)
             except queue.Empty:
-                raise Timeout(f"no response to {op!r} within {timeout:g} s",
-                              stderr_tail=self.stderr_tail()) from None
+                raise Timeout(
+                    f"no response to {op!r} within {timeout:g} s", stderr_tail=self.stderr_tail()
+                ) from None
             if answer is None:
-                raise Crashed(self._exit_text(f"while answering {op!r}"),
-                              stderr_tail=self.stderr_tail())
+                raise Crashed(
+                    self._exit_text(f"while answering {op!r}"), stderr_tail=self.stderr_tail()
+                )
             if answer.strip():
                 break  # blank lines are tolerated, anything else must be the response
         message = decode_line(answer)
@@ -138,6 +141,7 @@ class WireImplementation(Implementation):
         self.env = env
         self.cwd = cwd
         self._child: _Child | None = None
+        self._hello: Mapping[str, Any] = {}
         self._startup_failures: list[StartupFailed] = []
         self.restarts = 0
 
@@ -154,8 +158,10 @@ class WireImplementation(Implementation):
             self.restarts += 1
         if len(self._startup_failures) >= _GIVE_UP_AFTER_STARTUP_FAILURES:
             last = self._startup_failures[-1]
-            raise StartupFailed(f"gave up after {len(self._startup_failures)} failed starts; "
-                                f"last: {last.message}", stderr_tail=last.stderr_tail)
+            raise StartupFailed(
+                f"gave up after {len(self._startup_failures)} failed starts; last: {last.message}",
+                stderr_tail=last.stderr_tail,
+            )
         try:
             child = _Child(self.argv, self.env, self.cwd)
         except OSError as error:
@@ -194,8 +200,6 @@ class WireImplementation(Implementation):
             assert child.process.stdin is not None
             with contextlib.suppress(Exception):
                 child.process.stdin.close()
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 child.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
             child.kill()

@@ -128,8 +128,10 @@ def _differential(impl: Implementation, op: str, args: dict[str, Any]) -> None:
     reply = impl.call(op, args)
     expected = handle(op, args)
     if expected.error is not None:
-        assert reply.error is not None, f"{op}({args!r}): reference refuses ({expected.error}); " \
+        assert reply.error is not None, (
+            f"{op}({args!r}): reference refuses ({expected.error}); "
             f"implementation answered {reply.result!r}"
+        )
         return
     assert reply.error is None, f"{op}({args!r}) answered error {reply.error}"
     found = differences(expected.result, reply.result)
@@ -159,8 +161,13 @@ def test_truncate_line_matches_reference(impl: Implementation, line: str, max_ch
 
 
 @pytest.mark.ctxspec_property(boundary=B1, op="format.size", rule="TRUNC-8")
-@given(size=st.one_of(st.integers(-5, 2**53), st.floats(-1e6, 1e22, allow_nan=False),
-                      st.integers(0, 4096).map(lambda n: n * 1024 // 8)))
+@given(
+    size=st.one_of(
+        st.integers(-5, 2**53),
+        st.floats(-1e6, 1e22, allow_nan=False),
+        st.integers(0, 4096).map(lambda n: n * 1024 // 8),
+    )
+)
 def test_format_size_matches_reference(impl: Implementation, size: float) -> None:
     """Differential: formatSize equals the reference (toFixed ties, exponents, fractions)."""
     _differential(impl, "format.size", {"bytes": size})

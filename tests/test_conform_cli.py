@@ -1,0 +1,153 @@
+"""`ctxspec conform` end to end, against the reference and the scripted fakes."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.cases import load_cases
+
+Fake = Callable[..., list[str]]
+# a small, fixed selection keeps these fast: the first cases of the tail op
+TAIL_CASES = [c.id for c in load_cases() if c.op == "truncate.tail" and c.expect_error is None][:3]
+
+
+def conform(tmp_path: Path, *args: str, timeout: float = 300) -> tuple[int, str, dict[str, Any]]:
+    """Run the CLI in a child process; return its status, output and JSON results."""
+    results = tmp_path / "results.json"
+    completed = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "conform", "--json", str(results), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=tmp_path,
+        check=False,
+    )
+    data = json.loads(results.read_text()) if results.exists() else {}
+    return completed.returncode, completed.stdout + completed.stderr, data
+
+
+def statuses(data: dict[str, Any]) -> dict[str, str]:
+    return {record["id"]: record["status"] for record in data["records"]}
+
+
+def select(*ids: str) -> list[str]:
+    return [arg for case_id in ids for arg in ("--case", case_id)]
+
+
+def command(argv: list[str]) -> str:
+    return shlex.join(argv)
+
+
+class TestConform:
+    """Exit status, statuses and messages of whole runs."""
+
+    def test_reference_passes_every_case(self, tmp_path: Path) -> None:
+        """The embedded reference passes the whole corpus and prints the summary table."""
+        code, output, data = conform(tmp_path, "--profile", "ci", "-k", "test_case")
+        assert code == 0, output
+        assert "ctxspec summary: reference" in output
+        assert set(statuses(data).values()) <= {"passed", "expected-failure"}
+        assert len(data["records"]) == len(load_cases())
+
+    def test_wire_reference_gives_the_same_results(self, tmp_path: Path) -> None:
+        """The reference over the wire reports exactly what the in-process reference does."""
+        over_wire = command([sys.executable, "-m", "conformance.adapters.reference"])
+        code, output, wire = conform(tmp_path, "--impl", over_wire, "-k", "test_case")
+        assert code == 0, output
+        _, _, local = conform(tmp_path, "-k", "test_case")
+        assert statuses(wire) == statuses(local)
+        assert wire["header"]["hello"]["implementation"]["name"] == "ctxspec-reference"
+
+    def test_wrong_implementation_fails_with_readable_diffs(
+        self, tmp_path: Path, fake: Fake
+    ) -> None:
+        """A fake answering truncatedBy "lines" everywhere fails, showing the field and a rerun."""
+        code, output, data = conform(tmp_path, "--impl", command(fake("wrong")), "-k", "test_case")
+        assert code == 1
+        assert "failed" in statuses(data).values()
+        assert '$.truncatedBy: expected "bytes", actual "lines"' in output
+        assert "rerun: ctxspec conform --impl" in output
+
+    @pytest.mark.parametrize("mode", ["hang", "crash", "garbage", "wrong-id", "bad-shape"])
+    def test_broken_implementation_is_an_error_per_case(
+        self, tmp_path: Path, fake: Fake, mode: str
+    ) -> None:
+        """Each selected case is reported as an error, and the run goes on to the end."""
+        args = ["--impl", command(fake(mode)), "--timeout", "1", *select(*TAIL_CASES)]
+        code, output, data = conform(tmp_path, *args)
+        assert code == 1, output
+        assert statuses(data) == dict.fromkeys(TAIL_CASES, "error")
+
+    def test_stderr_tail_reaches_the_report(self, tmp_path: Path, fake: Fake) -> None:
+        """A crash shows what the implementation last wrote to stderr."""
+        code, output, _ = conform(
+            tmp_path, "--impl", command(fake("crash")), *select(TAIL_CASES[0])
+        )
+        assert code == 1
+        assert "about to crash on purpose" in output
+
+    def test_undeclared_ops_are_unsupported(self, tmp_path: Path, fake: Fake) -> None:
+        """Ops missing from hello are reported unsupported, which does not fail the run."""
+        args = ["--impl", command(fake("no-hello-ops")), *select(*TAIL_CASES)]
+        code, output, data = conform(tmp_path, *args)
+        assert code == 0, output
+        assert set(statuses(data).values()) == {"unsupported"}
+
+    def test_listed_case_that_passes_is_an_unexpected_pass(self, tmp_path: Path) -> None:
+        """An expectations entry for a case the implementation passes fails the run."""
+        listing = tmp_path / "expect.yaml"
+        listing.write_text(f"cases:\n  {TAIL_CASES[0]}: thought to fail\n")
+        args = ["--expectations", str(listing), *select(TAIL_CASES[0])]
+        code, _, data = conform(tmp_path, *args)
+        assert code == 1
+        assert statuses(data) == {TAIL_CASES[0]: "unexpected-pass"}
+
+    def test_listed_case_that_fails_is_an_expected_failure(
+        self, tmp_path: Path, fake: Fake
+    ) -> None:
+        """A listed failure fails as expected and the run passes."""
+        listing = tmp_path / "expect.yaml"
+        listing.write_text("cases:\n" + "".join(f"  {i}: answers lines\n" for i in TAIL_CASES))
+        args = [
+            "--impl",
+            command(fake("wrong")),
+            "--expectations",
+            str(listing),
+            *select(*TAIL_CASES),
+        ]
+        code, output, data = conform(tmp_path, *args)
+        changed = {i for i, s in statuses(data).items() if s == "expected-failure"}
+        assert code == (0 if changed == set(TAIL_CASES) else 1), output
+
+    def test_expectations_naming_unknown_cases_are_refused(self, tmp_path: Path) -> None:
+        """A listed id the corpus does not have is an error naming it."""
+        listing = tmp_path / "expect.yaml"
+        listing.write_text("cases:\n  no-such-case: whatever\n")
+        code, output, _ = conform(tmp_path, "--expectations", str(listing), *select(TAIL_CASES[0]))
+        assert code != 0
+        assert "no-such-case" in output
+
+    def test_junit_and_markdown_reports(self, tmp_path: Path, fake: Fake) -> None:
+        """JUnit XML and the Markdown summary are written, the latter with each failure."""
+        args = [
+            "--impl",
+            command(fake("wrong")),
+            "--junit",
+            str(tmp_path / "j.xml"),
+            "--md",
+            str(tmp_path / "s.md"),
+            *select(*TAIL_CASES),
+        ]
+        conform(tmp_path, *args)
+        assert "<testsuite" in (tmp_path / "j.xml").read_text()
+        markdown = (tmp_path / "s.md").read_text()
+        assert "| multibyte_cuts | truncate.tail |" in markdown
+        assert "## failed:" in markdown

@@ -1,0 +1,64 @@
+"""The reference engine's shape: its public surface, its purity, its doctests."""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import importlib
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import reference
+
+ENGINE = Path(reference.__file__).parent
+FORBIDDEN_IMPORTS = {"os", "subprocess", "socket", "time", "shutil", "tempfile", "pathlib", "io"}
+MODULES = sorted(m.name for m in pkgutil.iter_modules([str(ENGINE)]))
+
+
+class TestSurface:
+    """What `import reference` offers."""
+
+    def test_all_matches_the_public_names(self) -> None:
+        """`reference.__all__` lists exactly the public names the package defines."""
+        public = {name for name in vars(reference) if not name.startswith("_")}
+        modules = {name for name in public if isinstance(getattr(reference, name), type(reference))}
+        assert set(reference.__all__) == public - modules - {"annotations"}
+
+    @pytest.mark.parametrize("name", [m for m in MODULES if not m.startswith("_")])
+    def test_each_module_declares_all(self, name: str) -> None:
+        """Every public module has an `__all__` naming only what it defines."""
+        module = importlib.import_module(f"reference.{name}")
+        assert hasattr(module, "__all__")
+        assert all(hasattr(module, item) for item in module.__all__)
+
+    def test_results_are_frozen(self) -> None:
+        """Results cannot be changed after the fact."""
+        result = reference.truncate_tail("abc")
+        with pytest.raises(AttributeError):
+            result.content = "x"  # type: ignore[misc]
+
+
+class TestPurity:
+    """The engine is sans-I/O: no module imports the file system, processes or clocks."""
+
+    @pytest.mark.parametrize("name", MODULES)
+    def test_no_io_imports(self, name: str) -> None:
+        """A pure module imports none of os, subprocess, socket, time, pathlib, io, ..."""
+        tree = ast.parse((ENGINE / f"{name}.py").read_text())
+        imported = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module.split(".")[0])
+        assert not imported & FORBIDDEN_IMPORTS
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_doctests(name: str) -> None:
+    """The examples in the docstrings are true."""
+    module = importlib.import_module(f"reference.{name}")
+    failures, _ = doctest.testmod(module)
+    assert failures == 0
