@@ -9,6 +9,7 @@ and make no network call; the install is keyed by the lock file's hash.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -66,7 +67,12 @@ def ensure_installed(*, quiet: bool = False) -> PiInstall:
     key = _install_key()
     stamp = root / _STAMP
     if not (stamp.exists() and stamp.read_text().strip() == key):
-        _install(root, key, quiet=quiet)
+        root.parent.mkdir(parents=True, exist_ok=True)
+        # parallel workers (pytest-xdist) may all arrive here: one installs, the rest wait
+        with open(root.parent / f".pi-{PI_VERSION}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (stamp.exists() and stamp.read_text().strip() == key):
+                _install(root, key, quiet=quiet)
     package_dir = root / "node_modules" / _PACKAGE
     adapter = root / "adapter.mjs"
     adapter.write_bytes(_project_file("adapter.mjs"))  # cheap, and keeps it in step with us

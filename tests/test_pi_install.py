@@ -1,0 +1,65 @@
+"""Installing the real Pi: once from the lock, then from the cache without the network."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conformance.adapters import open_implementation
+from conformance.adapters.pi import PiInstallError, ensure_installed
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent / "conformance" / "adapters" / "pi"
+
+
+class TestPiInstall:
+    """The pinned install and its cache."""
+
+    def test_lock_pins_every_package_with_an_integrity_hash(self) -> None:
+        """The committed lock names exact versions of Pi and hashes for every package."""
+        lock = json.loads((PACKAGE_DIR / "package-lock.json").read_text())
+        packages = {k: v for k, v in lock["packages"].items() if k}
+        assert packages["node_modules/@earendil-works/pi-coding-agent"]["version"] == "0.85.0"
+        assert all("integrity" in meta for meta in packages.values() if not meta.get("link"))
+
+    def test_second_use_needs_no_npm(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Once installed, the cache is used as it is: npm is not even looked up."""
+        ensure_installed(quiet=True)
+        monkeypatch.setenv("PATH", "/nonexistent")
+        install = ensure_installed(quiet=True)
+        assert install.package_dir.joinpath("package.json").exists()
+        assert install.node.exists()
+
+    def test_missing_npm_is_named(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        """An empty cache without npm on PATH says that npm is what is missing."""
+        monkeypatch.setenv("CTXSPEC_CACHE", str(tmp_path))
+        monkeypatch.setenv("PATH", "/nonexistent")
+        with pytest.raises(PiInstallError, match="npm is not on PATH"):
+            ensure_installed(quiet=True)
+
+    def test_adapter_speaks_the_protocol(self) -> None:
+        """The Pi adapter says hello as pi 0.85.0 on Node 22 and answers a call."""
+        impl = open_implementation("pi@0.85.0")
+        try:
+            hello = impl.hello
+            assert hello["implementation"]["name"] == "pi"
+            assert hello["implementation"]["version"] == "0.85.0"
+            assert hello["implementation"]["language"].startswith("node 22.")
+            reply = impl.call("format.size", {"bytes": 1280})
+            assert reply.result == "1.3KB"
+        finally:
+            impl.close()
+
+
+def test_cache_location_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CTXSPEC_CACHE wins over XDG_CACHE_HOME, which wins over ~/.cache."""
+    from conformance.adapters.pi import cache_root
+
+    monkeypatch.delenv("CTXSPEC_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "/x")
+    assert cache_root() == Path("/x/ctxspec")
+    monkeypatch.setenv("CTXSPEC_CACHE", "/y")
+    assert cache_root() == Path("/y")
+    assert os.environ["CTXSPEC_CACHE"] == "/y"
