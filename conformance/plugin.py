@@ -291,16 +291,16 @@ _started_key = pytest.StashKey[float]()
 
 def _rows(records: list[dict[str, Any]]) -> list[tuple[str, ...]]:
     """Header, one row per (boundary, op), and a total row of status counts."""
-    counts: dict[tuple[str, str], Counter[str]] = {}
+    counts: dict[tuple[str, str, str], Counter[str]] = {}
     for record in records:
-        key = (str(record.get("boundary")), str(record.get("op")))
+        key = (str(record.get("boundary")), str(record.get("op")), f"{record['kind']}s")
         counts.setdefault(key, Counter())[record["status"]] += 1
-    rows: list[tuple[str, ...]] = [("boundary", "op", *STATUSES)]
+    rows: list[tuple[str, ...]] = [("boundary", "op", "kind", *STATUSES)]
     total: Counter[str] = Counter()
-    for (boundary, op), counter in sorted(counts.items()):
-        rows.append((boundary, op, *(str(counter[s]) for s in STATUSES)))
+    for key, counter in sorted(counts.items()):
+        rows.append((*key, *(str(counter[s]) for s in STATUSES)))
         total.update(counter)
-    rows.append(("total", "", *(str(total[s]) for s in STATUSES)))
+    rows.append(("total", "", "", *(str(total[s]) for s in STATUSES)))
     return rows
 
 

@@ -149,5 +149,5 @@ class TestConform:
         conform(tmp_path, *args)
         assert "<testsuite" in (tmp_path / "j.xml").read_text()
         markdown = (tmp_path / "s.md").read_text()
-        assert "| multibyte_cuts | truncate.tail |" in markdown
+        assert "| multibyte_cuts | truncate.tail | cases |" in markdown
         assert "## failed:" in markdown
