@@ -41,6 +41,7 @@ STATUSES: Final = (
     "unexpected-pass",
 )
 FAILING: Final = frozenset({"failed", "error", "unexpected-pass"})
+_KIND_LABEL: Final = {"case": "cases", "property": "properties"}
 
 settings.register_profile(
     "ci",
@@ -293,7 +294,7 @@ def _rows(records: list[dict[str, Any]]) -> list[tuple[str, ...]]:
     """Header, one row per (boundary, op), and a total row of status counts."""
     counts: dict[tuple[str, str, str], Counter[str]] = {}
     for record in records:
-        key = (str(record.get("boundary")), str(record.get("op")), f"{record['kind']}s")
+        key = (str(record.get("boundary")), str(record.get("op")), _KIND_LABEL[record["kind"]])
         counts.setdefault(key, Counter())[record["status"]] += 1
     rows: list[tuple[str, ...]] = [("boundary", "op", "kind", *STATUSES)]
     total: Counter[str] = Counter()

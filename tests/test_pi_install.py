@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters import open_implementation
-from conformance.adapters.pi import PiInstallError, ensure_installed
+from conformance.adapters.pi import PiInstallError, cache_root, ensure_installed
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent / "conformance" / "adapters" / "pi"
 
@@ -55,8 +55,6 @@ class TestPiInstall:
 
 def test_cache_location_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """CTXSPEC_CACHE wins over XDG_CACHE_HOME, which wins over ~/.cache."""
-    from conformance.adapters.pi import cache_root
-
     monkeypatch.delenv("CTXSPEC_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", "/x")
     assert cache_root() == Path("/x/ctxspec")
