@@ -11,6 +11,7 @@ Answers like the reference, except as the modes say:
   bad-shape      answers truncate ops with a result missing fields
   stderr         writes a lot to stderr, answers correctly
   wrong          answers truncatedBy "lines" everywhere (a wrong but well-formed implementation)
+  lossy-cut      cuts a partial last line at exactly maxBytes, without the boundary fix
   bad-hello      answers hello with garbage
   old-protocol   says it speaks protocol 0
   no-hello-ops   lists no ops in hello (every case is unsupported)
@@ -64,6 +65,10 @@ def main() -> None:
         if "result" in reply and isinstance(reply["result"], dict):
             if "wrong" in modes and "truncatedBy" in reply["result"]:
                 reply["result"]["truncatedBy"] = "lines"
+            if "lossy-cut" in modes and reply["result"].get("lastLinePartial"):
+                last = request["args"]["content"].split("\n")[-1].encode("utf-8", "replace")
+                kept = last[len(last) - request["args"]["maxBytes"] :].decode("utf-8", "replace")
+                reply["result"].update(content=kept, outputBytes=len(kept.encode()))
             if "bad-shape" in modes:
                 reply["result"].pop("totalBytes", None)
         print(json.dumps(reply), flush=True)

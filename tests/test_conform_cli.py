@@ -76,6 +76,14 @@ class TestConform:
         assert '$.truncatedBy: expected "bytes", actual "lines"' in output
         assert "rerun: ctxspec conform --impl" in output
 
+    def test_string_diff_shows_the_bytes(self, tmp_path: Path, fake: Fake) -> None:
+        """A port that cuts mid-character sees both strings escaped, with their UTF-8 bytes."""
+        case = "tail-cut-inside-4-byte-sequence-after-byte-2"
+        code, output, _ = conform(tmp_path, "--impl", command(fake("lossy-cut")), *select(case))
+        assert code == 1
+        assert 'actual   "\\ufffd\\ufffd🙂" (3 cp, 4 cu, 10 B)' in output
+        assert "UTF-8 from byte 0: ef bf bd ef bf bd f0 9f 99 82" in output
+
     @pytest.mark.parametrize("mode", ["hang", "crash", "garbage", "wrong-id", "bad-shape"])
     def test_broken_implementation_is_an_error_per_case(
         self, tmp_path: Path, fake: Fake, mode: str
