@@ -44,14 +44,6 @@ PROTOCOL_VERSION: Final = 1
 ErrorType = Literal["unsupported", "invalid_input", "internal"]
 ERROR_TYPES: Final = ("unsupported", "invalid_input", "internal")
 
-# every op of v1 defined so far, with the Pi function it stands for (PROTOCOL.md has shapes)
-OPS: Final = {
-    "truncate.head": "truncateHead(content, {maxLines, maxBytes})",
-    "truncate.tail": "truncateTail(content, {maxLines, maxBytes})",
-    "truncate.line": "truncateLine(line, maxChars)",
-    "format.size": "formatSize(bytes)",
-}
-
 
 @dataclass(frozen=True, slots=True)
 class OpError:
@@ -105,13 +97,35 @@ def _schema(name: str) -> dict[str, Any]:
 
 
 @cache
+def _op_defs() -> dict[str, Any]:
+    """The `$defs` of every `schemas/ops/*.schema.json`, merged (one file per concern)."""
+    merged: dict[str, Any] = {}
+    folder = resources.files("conformance").joinpath("schemas", "ops")
+    for file in sorted(folder.iterdir(), key=lambda f: f.name):
+        if file.name.endswith(".schema.json"):
+            defs = json.loads(file.read_text("utf-8"))["$defs"]
+            clash = set(defs) & set(merged)
+            if clash:
+                raise ValueError(f"schemas/ops/{file.name} redefines {sorted(clash)}")
+            merged.update(defs)
+    return merged
+
+
+def _ops() -> tuple[str, ...]:
+    return tuple(sorted(k.removesuffix(".args") for k in _op_defs() if k.endswith(".args")))
+
+
+OPS: Final = _ops()  # every op of v1 defined so far (PROTOCOL.md documents each)
+
+
+@cache
 def op_schema(op: str, part: Literal["args", "result"]) -> dict[str, Any] | None:
     """The schema of an op's args or result, or None for an op this version lacks."""
-    ops = _schema("ops.schema.json")
+    defs = _op_defs()
     key = f"{op}.{part}"
-    if key not in ops["$defs"]:
+    if key not in defs:
         return None
-    return {"$ref": f"#/$defs/{key}", "$defs": ops["$defs"]}
+    return {"$ref": f"#/$defs/{key}", "$defs": defs}
 
 
 def _check(instance: object, schema: dict[str, Any], what: str) -> None:

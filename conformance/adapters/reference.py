@@ -10,29 +10,19 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, BinaryIO, Final
 
 import reference
 from conformance.adapters.base import Implementation, Reply
+from conformance.adapters.ops import all_handlers
 from conformance.protocol import OPS, PROTOCOL_VERSION, OpError, decode_line, encode_line
 from reference.errors import InvalidInput
 
 __all__ = ["HELLO", "ReferenceImplementation", "handle", "main", "serve"]
 
-Handler = Callable[[Mapping[str, Any]], Any]
-
-HANDLERS: Final[dict[str, Handler]] = {
-    "truncate.head": lambda a: reference.truncate_head(
-        a["content"], max_lines=a.get("maxLines"), max_bytes=a.get("maxBytes")
-    ).to_pi(),
-    "truncate.tail": lambda a: reference.truncate_tail(
-        a["content"], max_lines=a.get("maxLines"), max_bytes=a.get("maxBytes")
-    ).to_pi(),
-    "truncate.line": lambda a: reference.truncate_line(a["line"], a.get("maxChars")).to_pi(),
-    "format.size": lambda a: reference.format_size(a["bytes"]),
-}
-assert set(HANDLERS) <= set(OPS), "every handled op is a protocol op"
+HANDLERS: Final = all_handlers()
+assert set(HANDLERS) <= set(OPS), "every handled op is a protocol op (schemas/ops/)"
 
 HELLO: Final = {
     "protocol": PROTOCOL_VERSION,

