@@ -1,0 +1,102 @@
+"""context.discover, trust.resolve, skills.load, skills.format, prompt.build.
+
+File-system ops build a `reference.tree.Listing` straight from the wire tree (no temp
+directory): the reference reads the same virtual paths the case names.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from conformance.adapters.ops import Handler
+from reference import discovery, prompt, skills, trust
+from reference.errors import InvalidInput
+from reference.tree import Listing
+
+
+def _listing(args: Mapping[str, Any]) -> Listing:
+    listing = Listing.from_wire(args.get("tree") or {})
+    stored = args.get("trustStore")
+    if stored is not None:
+        data = (json.dumps(dict(stored), indent=2) + "\n").encode()
+        listing = listing.with_file(trust.trust_store_path(args["agentDir"]), data)
+    return listing
+
+
+def _skill(raw: Mapping[str, Any]) -> skills.Skill:
+    path = str(raw["filePath"])
+    return skills.Skill(
+        name=str(raw["name"]),
+        description=str(raw["description"]),
+        file_path=path,
+        base_dir=str(raw.get("baseDir") or path.rsplit("/", 1)[0]),
+        disable_model_invocation=raw.get("disableModelInvocation") is True,
+    )
+
+
+def _skills(raw: Sequence[Mapping[str, Any]] | None) -> tuple[skills.Skill, ...]:
+    return tuple(_skill(s) for s in raw or ())
+
+
+def discover(args: Mapping[str, Any]) -> dict[str, Any]:
+    files = discovery.load_project_context_files(
+        _listing(args), cwd=args["cwd"], agent_dir=args["agentDir"]
+    )
+    return {"agentsFiles": [f.to_pi() for f in files]}
+
+
+def resolve_trust(args: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        resolution = trust.resolve_project_trusted(
+            _listing(args),
+            cwd=args["cwd"],
+            agent_dir=args["agentDir"],
+            home=args["home"],
+            trust_override=args.get("trustOverride"),
+            default_project_trust=args.get("defaultProjectTrust"),
+        )
+    except trust.InvalidTrustStore as error:
+        return {"thrown": error.message}
+    return resolution.to_pi()
+
+
+def load_skills(args: Mapping[str, Any]) -> dict[str, Any]:
+    include = args.get("includeDefaults")
+    return skills.load_skills(
+        _listing(args),
+        cwd=args["cwd"],
+        agent_dir=args["agentDir"],
+        skill_paths=tuple(args.get("skillPaths") or ()),
+        include_defaults=True if include is None else bool(include),
+    ).to_pi()
+
+
+def build_prompt(args: Mapping[str, Any]) -> str:
+    if not isinstance(args.get("cwd"), str):
+        raise InvalidInput("cwd", "must be a string")
+    return prompt.build_system_prompt(
+        cwd=args["cwd"],
+        custom_prompt=args.get("customPrompt"),
+        selected_tools=args.get("selectedTools"),
+        tool_snippets=args.get("toolSnippets"),
+        prompt_guidelines=args.get("promptGuidelines"),
+        append_system_prompt=args.get("appendSystemPrompt"),
+        context_files=tuple(
+            discovery.ContextFile(path=f["path"], content=f["content"])
+            for f in args.get("contextFiles") or ()
+        ),
+        skills=_skills(args.get("skills")),
+    )
+
+
+HANDLERS: Final[dict[str, Handler]] = {
+    "context.discover": discover,
+    "trust.resolve": resolve_trust,
+    "skills.load": load_skills,
+    "skills.format": lambda a: skills.format_skills_for_prompt(
+        _skills(a["skills"]), a.get("fileReadTool") or "read"
+    ),
+    "prompt.build": build_prompt,
+}

@@ -1,0 +1,113 @@
+// context.discover, trust.resolve, skills.load, skills.format, prompt.build: Pi's
+// core/resource-loader.js, trust-manager.js, project-trust.js, skills.js, system-prompt.js.
+//
+// File-system ops lay the case's tree out in a fresh temp root R (HOME and agentDir
+// inside it, PI_OFFLINE=1), call Pi on R + path, and strip R from the result. The
+// package's own documentation paths are shown as /pi/... (they differ per machine).
+import { writeFileSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { materialize, realPath, virtualize, removeTree } from "../tree.mjs";
+
+const SKILL_FIELDS = ["name", "description", "filePath", "baseDir", "disableModelInvocation"];
+
+export default async function contextOps(context) {
+  const { load, packageDir } = context;
+  // context.InvalidInput is set once every ops module is loaded: look it up when throwing
+  const invalid = (message) => new context.InvalidInput(message);
+  const loader = await load("core/resource-loader.js");
+  const trustManager = await load("core/trust-manager.js");
+  const projectTrust = await load("core/project-trust.js");
+  const skills = await load("core/skills.js");
+  const systemPrompt = await load("core/system-prompt.js");
+
+  // run `body(real)` with the tree laid out; `real(virtual)` maps a case path to R + path
+  async function inTree(args, body) {
+    const root = materialize(args.tree ?? {});
+    const real = (virtual) => realPath(root, virtual);
+    const saved = { HOME: process.env.HOME, PI_OFFLINE: process.env.PI_OFFLINE };
+    process.env.PI_OFFLINE = "1";
+    if (args.home) process.env.HOME = real(args.home);
+    try {
+      if (args.trustStore && args.agentDir) {
+        // the stored decisions, keyed by real path as Pi keeps them
+        const data = Object.fromEntries(Object.entries(args.trustStore).map(([k, v]) => [real(k), v]));
+        const file = real(args.agentDir) + "/trust.json";
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, JSON.stringify(data, null, 2) + "\n");
+      }
+      return virtualize(await body(real), root);
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      removeTree(root);
+    }
+  }
+
+  const pickSkill = (skill) => Object.fromEntries(SKILL_FIELDS.map((key) => [key, skill[key]]));
+  const asSkill = (s) => ({
+    name: s.name,
+    description: s.description,
+    filePath: s.filePath,
+    baseDir: s.baseDir ?? dirname(s.filePath),
+    disableModelInvocation: s.disableModelInvocation ?? false,
+    sourceInfo: { path: s.filePath, source: "local", scope: "temporary", origin: "top-level" },
+  });
+  const shownDocs = (text) => text.split(packageDir).join("/pi");
+
+  return {
+    "context.discover": (a) =>
+      inTree(a, (real) => ({
+        agentsFiles: loader.loadProjectContextFiles({ cwd: real(a.cwd), agentDir: real(a.agentDir) }),
+      })),
+
+    "trust.resolve": (a) =>
+      inTree(a, async (real) => {
+        const cwd = real(a.cwd);
+        const trustStore = new trustManager.ProjectTrustStore(real(a.agentDir));
+        let trusted;
+        try {
+          trusted = await projectTrust.resolveProjectTrusted({
+            cwd,
+            trustStore,
+            trustOverride: a.trustOverride ?? undefined,
+            defaultProjectTrust: a.defaultProjectTrust ?? undefined,
+            projectTrustContext: { cwd, mode: "print", hasUI: false, ui: {} },
+          });
+        } catch (error) {
+          const message = String(error?.message);
+          if (message.startsWith("Invalid trust store")) return { thrown: message };
+          if (message.startsWith("Failed to read trust store")) throw invalid(message);
+          throw error;
+        }
+        let stored = null;
+        try {
+          stored = trustStore.getEntry(cwd);
+        } catch {
+          // a broken store that the decision did not need to read
+        }
+        return { trusted, requiresTrust: trustManager.hasTrustRequiringProjectResources(cwd), stored };
+      }),
+
+    "skills.load": (a) =>
+      inTree(a, (real) => {
+        const result = skills.loadSkills({
+          cwd: real(a.cwd),
+          agentDir: real(a.agentDir),
+          skillPaths: (a.skillPaths ?? []).map(real),
+          includeDefaults: a.includeDefaults ?? true,
+        });
+        return { skills: result.skills.map(pickSkill), diagnostics: result.diagnostics };
+      }),
+
+    "skills.format": (a) => skills.formatSkillsForPrompt(a.skills.map(asSkill), a.fileReadTool ?? undefined),
+
+    "prompt.build": (a) => {
+      if (typeof a.cwd !== "string") throw invalid("cwd: must be a string");
+      const options = { ...a, skills: a.skills?.map(asSkill) };
+      for (const key of Object.keys(options)) if (options[key] === null) delete options[key];
+      return shownDocs(systemPrompt.buildSystemPrompt(options));
+    },
+  };
+}
