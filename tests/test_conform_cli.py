@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from conformance.cases import load_cases
+from conformance.expectations import default_expectations_file
 
 Fake = Callable[..., list[str]]
 # a small, fixed selection keeps these fast: the first cases of the tail op
@@ -60,7 +61,10 @@ class TestConform:
     def test_wire_reference_gives_the_same_results(self, tmp_path: Path) -> None:
         """The reference over the wire reports exactly what the in-process reference does."""
         over_wire = command([sys.executable, "-m", "conformance.adapters.reference"])
-        code, output, wire = conform(tmp_path, "--impl", over_wire, "-k", "test_case")
+        listed = default_expectations_file("reference")
+        assert listed is not None
+        args = ["--impl", over_wire, "--expectations", listed, "-k", "test_case"]
+        code, output, wire = conform(tmp_path, *args)
         assert code == 0, output
         _, _, local = conform(tmp_path, "-k", "test_case")
         assert statuses(wire) == statuses(local)

@@ -1,0 +1,148 @@
+"""tokens.*, context.estimate, compaction.*, session.*, branch.*, messages.convert.
+
+The scripted model of `branch.summarize` / `session.navigate` is the request's `model`:
+`{contextWindow?, maxTokens?, reply: {text | content, stopReason?, usage?, errorMessage?}}`.
+New entries get the ids `new-1`, `new-2`, ... and the request's `timestamp`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import Any, Final
+
+from conformance.adapters.ops import Handler
+from reference import branch, compaction, messages, session, tokens
+from reference.errors import InvalidInput
+
+# the usage of a scripted reply that gives none
+ZERO_USAGE: Final = {
+    "input": 0,
+    "output": 0,
+    "cacheRead": 0,
+    "cacheWrite": 0,
+    "totalTokens": 0,
+    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+}
+
+
+def _leaf(args: Mapping[str, Any]) -> Any:
+    return args.get("leafId", session.UNSET)
+
+
+def _entries(args: Mapping[str, Any]) -> list[Any]:
+    if "jsonl" in args:
+        return list(session.parse_session_entries(args["jsonl"]).entries)
+    entries = args["entries"]
+    if not isinstance(entries, list):
+        raise InvalidInput("entries", "must be a list")
+    return entries
+
+
+def _should(a: Mapping[str, Any]) -> dict[str, Any]:
+    settings = compaction.CompactionSettings.from_pi(a.get("settings"))
+    if "messages" in a:
+        count = tokens.estimate_context_tokens(a["messages"]).tokens
+    else:
+        count = a["contextTokens"]
+    return {
+        "shouldCompact": compaction.should_compact(count, a["contextWindow"], settings),
+        "contextTokens": count,
+    }
+
+
+def _cut_point(a: Mapping[str, Any]) -> dict[str, Any]:
+    entries = _entries(a)
+    return compaction.find_cut_point(
+        entries, a.get("startIndex", 0), a.get("endIndex", len(entries)), a["keepRecentTokens"]
+    ).to_pi()
+
+
+def _prepare(a: Mapping[str, Any]) -> Any:
+    settings = compaction.CompactionSettings.from_pi(a.get("settings"))
+    prepared = compaction.prepare_compaction(_entries(a), settings)
+    return None if prepared is None else prepared.to_pi()
+
+
+def _model(a: Mapping[str, Any]) -> tuple[dict[str, Any], branch.ScriptedReply | None]:
+    model = a.get("model") or {}
+    reply = model.get("reply")
+    if reply is not None and "usage" not in reply:
+        reply = {**reply, "usage": ZERO_USAGE}
+    limits = {
+        "context_window": model.get("contextWindow", 0),
+        "max_tokens": model.get("maxTokens", 0),
+    }
+    return limits, None if reply is None else branch.ScriptedReply.from_pi(reply)
+
+
+def _options(a: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "reserve_tokens": a.get("reserveTokens", branch.DEFAULT_BRANCH_RESERVE_TOKENS),
+        "custom_instructions": a.get("customInstructions"),
+        "replace_instructions": bool(a.get("replaceInstructions", False)),
+    }
+
+
+def _summarize(a: Mapping[str, Any]) -> dict[str, Any]:
+    limits, reply = _model(a)
+    preparation, request = branch.branch_summary_request(_entries(a), **limits, **_options(a))
+    if request is not None and reply is None:
+        raise InvalidInput("model.reply", "a summary request needs a scripted reply")
+    result = branch.branch_summary_result(preparation, reply if request else None)
+    return {"result": result.to_pi(), "request": None if request is None else request.to_pi()}
+
+
+def _navigate(a: Mapping[str, Any]) -> dict[str, Any]:
+    limits, reply = _model(a)
+    entries = _entries(a)
+    leaf = a["leafId"] if "leafId" in a else (entries[-1].get("id") if entries else None)
+    ids = (f"new-{n}" for n in itertools.count(1))
+    try:
+        moved = branch.navigate_tree(
+            entries,
+            leaf,
+            a["targetId"],
+            summarize=bool(a.get("summarize", False)),
+            reply=reply,
+            label=a.get("label"),
+            new_ids=ids,
+            timestamp=a["timestamp"],
+            **limits,
+            **_options(a),
+        )
+    except branch.SummaryRefused as refused:
+        return {"error": refused.message, "leafId": leaf, "appended": []}
+    out: dict[str, Any] = {"cancelled": moved.cancelled}
+    if moved.aborted:
+        out["aborted"] = True
+    if moved.editor_text is not None:
+        out["editorText"] = moved.editor_text
+    if moved.summary_entry is not None:
+        out["summaryEntry"] = dict(moved.summary_entry)
+    out["leafId"] = moved.leaf_id
+    out["appended"] = [dict(e) for e in moved.appended]
+    out["context"] = moved.context().to_pi()
+    return out
+
+
+HANDLERS: Final[dict[str, Handler]] = {
+    "tokens.estimate": lambda a: tokens.estimate_tokens(a["message"]),
+    "context.estimate": lambda a: tokens.estimate_context_tokens(a["messages"]).to_pi(),
+    "compaction.should": _should,
+    "compaction.cut_point": _cut_point,
+    "compaction.prepare": _prepare,
+    "compaction.serialize": lambda a: compaction.serialize_conversation(a["messages"]),
+    "compaction.failure": lambda a: compaction.get_summarization_failure(a["response"], a["label"]),
+    "session.parse": lambda a: session.parse_session_entries(a["jsonl"]).to_pi(),
+    "session.context": lambda a: session.build_session_context(_entries(a), _leaf(a)).to_pi(),
+    "branch.collect": lambda a: branch.collect_entries_for_branch_summary(
+        _entries(a), a.get("oldLeafId"), a["targetId"]
+    ).to_pi(),
+    "branch.prepare": lambda a: branch.prepare_branch_entries(
+        _entries(a), a.get("tokenBudget", 0)
+    ).to_pi(),
+    "branch.summarize": _summarize,
+    "session.navigate": _navigate,
+    "messages.convert": lambda a: list(messages.convert_to_llm(a["messages"])),
+}

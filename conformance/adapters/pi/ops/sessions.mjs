@@ -1,0 +1,162 @@
+// tokens.*, context.estimate, compaction.*, session.*, branch.*, messages.convert:
+// Pi's core/compaction/{compaction,branch-summarization,utils}.js, core/session-manager.js,
+// core/messages.js and AgentSession.prototype.navigateTree. The scripted model of
+// branch.summarize / session.navigate is args.model = {contextWindow?, maxTokens?,
+// reply: {text | content, stopReason?, usage?, errorMessage?}}: a streamFn answers with it.
+export default async function sessionOps(context) {
+  const { load } = context;
+  // adapter.mjs defines InvalidInput after loading the ops: look it up when needed
+  const invalid = (message) => new context.InvalidInput(message);
+  const compaction = await load("core/compaction/compaction.js");
+  const branchSummary = await load("core/compaction/branch-summarization.js");
+  const utils = await load("core/compaction/utils.js");
+  const sessions = await load("core/session-manager.js");
+  const messages = await load("core/messages.js");
+  const { AgentSession } = await load("core/agent-session.js");
+
+  const fileOps = (ops) => ({ read: [...ops.read], written: [...ops.written], edited: [...ops.edited] });
+  const entriesOf = (a) => (a.jsonl !== undefined ? sessions.parseSessionEntries(a.jsonl) : a.entries);
+  const settingsOf = (a) => ({ ...compaction.DEFAULT_COMPACTION_SETTINGS, ...(a.settings ?? {}) });
+  const leafOf = (a) => ("leafId" in a ? a.leafId : undefined);
+
+  // Pi walks parentIds with no guard, so a cycle never returns: a lookup budget turns the
+  // endless walk into an error (the map is Pi's own index, built the same way).
+  function guardedIndex(entries) {
+    const index = new Map();
+    for (const entry of entries) index.set(entry.id, entry);
+    let budget = 4 * (entries.length + 2);
+    const get = index.get.bind(index);
+    index.get = (key) => {
+      if (--budget < 0) throw new Error("Pi's path walk does not end: a parentId cycle (it hangs)");
+      return get(key);
+    };
+    return index;
+  }
+
+  const usageZero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  function scripted(a, seen) {
+    const model = { id: "scripted", provider: "scripted", api: "scripted", reasoning: false,
+      contextWindow: a.model?.contextWindow ?? 0, maxTokens: a.model?.maxTokens ?? 0 };
+    const streamFn = async (_model, ctx, opts) => {
+      seen.push({ systemPrompt: ctx.systemPrompt, prompt: ctx.messages[0].content[0].text, maxTokens: opts.maxTokens });
+      const reply = a.model?.reply;
+      if (!reply) throw invalid("model.reply: a summary request needs a scripted reply");
+      const message = { role: "assistant", content: reply.content ?? [{ type: "text", text: reply.text ?? "" }],
+        stopReason: reply.stopReason ?? "stop", usage: reply.usage ?? usageZero, timestamp: 0,
+        api: model.api, provider: model.provider, model: model.id };
+      if (reply.errorMessage !== undefined) message.errorMessage = reply.errorMessage;
+      return { result: async () => message };
+    };
+    return { model, streamFn };
+  }
+
+  function sessionManager(entries, a) {
+    const sm = sessions.SessionManager.inMemory("/", undefined, structuredClone(entries));
+    if ("leafId" in a) {
+      if (a.leafId === null) sm.resetLeaf();
+      else sm.branch(a.leafId);
+    }
+    return sm;
+  }
+
+  async function navigate(a) {
+    const entries = entriesOf(a);
+    const sm = sessionManager(entries, a);
+    const before = new Set(sm.getEntries().map((e) => e.id));
+    const seen = [];
+    const { model, streamFn } = scripted(a, seen);
+    const session = Object.create(AgentSession.prototype);
+    Object.assign(session, {
+      _isAgentRunActive: false,
+      sessionManager: sm,
+      agent: { streamFunction: streamFn, state: { model } },
+      settingsManager: {
+        getBranchSummarySettings: () => ({ reserveTokens: a.reserveTokens ?? 16384 }),
+        getRetrySettings: () => undefined,
+      },
+      _extensionRunner: { hasHandlers: () => false, emit: async () => undefined },
+      _modelRuntime: { getAuth: async () => undefined },
+      _resolveIdleWaitIfIdle: () => {},
+      _emit: () => {},
+    });
+    const oldLeaf = sm.getLeafId();
+    let result;
+    try {
+      result = await session.navigateTree(a.targetId, {
+        summarize: a.summarize, customInstructions: a.customInstructions,
+        replaceInstructions: a.replaceInstructions, label: a.label,
+      });
+    } catch (error) {
+      if (error instanceof context.InvalidInput) throw error;
+      const appended = sm.getEntries().filter((e) => !before.has(e.id));
+      return { error: String(error.message), leafId: oldLeaf, appended };
+    }
+    // Pi draws random ids and reads the clock: name new entries new-1, new-2, ... and give
+    // them the request's timestamp, then ask Pi for the context of the renamed session
+    const renamed = new Map();
+    for (const e of sm.getEntries()) if (!before.has(e.id)) renamed.set(e.id, `new-${renamed.size + 1}`);
+    const rename = (id) => (renamed.has(id) ? renamed.get(id) : id);
+    const all = sm.getEntries().map((e) => {
+      if (before.has(e.id)) return e;
+      const copy = { ...e, id: rename(e.id), parentId: rename(e.parentId), timestamp: a.timestamp };
+      if ("targetId" in copy) copy.targetId = rename(copy.targetId);
+      if ("fromId" in copy) copy.fromId = rename(copy.fromId);
+      return copy;
+    });
+    const leafId = rename(sm.getLeafId());
+    const out = { cancelled: result.cancelled };
+    if (result.aborted) out.aborted = true;
+    if (result.editorText !== undefined) out.editorText = result.editorText;
+    if (result.summaryEntry) out.summaryEntry = all.find((e) => e.id === rename(result.summaryEntry.id));
+    out.leafId = leafId;
+    out.appended = all.filter((_, i) => !before.has(sm.getEntries()[i].id));
+    out.context = sessions.buildSessionContext(all, leafId);
+    return out;
+  }
+
+  return {
+    "tokens.estimate": (a) => compaction.estimateTokens(a.message),
+    "context.estimate": (a) => compaction.estimateContextTokens(a.messages),
+    "compaction.should": (a) => {
+      const tokens = "messages" in a ? compaction.estimateContextTokens(a.messages).tokens : a.contextTokens;
+      return { shouldCompact: compaction.shouldCompact(tokens, a.contextWindow, settingsOf(a)), contextTokens: tokens };
+    },
+    "compaction.cut_point": (a) => {
+      const entries = entriesOf(a);
+      return compaction.findCutPoint(entries, a.startIndex ?? 0, a.endIndex ?? entries.length, a.keepRecentTokens);
+    },
+    "compaction.prepare": (a) => {
+      const prep = compaction.prepareCompaction(entriesOf(a), settingsOf(a));
+      if (!prep) return null;
+      return { ...prep, previousSummary: prep.previousSummary ?? null, fileOps: fileOps(prep.fileOps),
+        ...utils.computeFileLists(prep.fileOps) };
+    },
+    "compaction.serialize": (a) => utils.serializeConversation(a.messages),
+    "compaction.failure": (a) => compaction.getSummarizationFailure(a.response, a.label) ?? null,
+    "session.parse": (a) => ({ entries: sessions.parseSessionEntries(a.jsonl) }),
+    "session.context": (a) => {
+      const entries = entriesOf(a);
+      return sessions.buildSessionContext(entries, leafOf(a), guardedIndex(entries));
+    },
+    "branch.collect": (a) => {
+      const sm = sessions.SessionManager.inMemory("/", undefined, structuredClone(entriesOf(a)));
+      return branchSummary.collectEntriesForBranchSummary(sm, a.oldLeafId ?? null, a.targetId);
+    },
+    "branch.prepare": (a) => {
+      const prep = branchSummary.prepareBranchEntries(entriesOf(a), a.tokenBudget ?? 0);
+      return { ...prep, fileOps: fileOps(prep.fileOps) };
+    },
+    "branch.summarize": async (a) => {
+      const seen = [];
+      const { model, streamFn } = scripted(a, seen);
+      const result = await branchSummary.generateBranchSummary(entriesOf(a), {
+        model, signal: new AbortController().signal, streamFn, reserveTokens: a.reserveTokens,
+        customInstructions: a.customInstructions, replaceInstructions: a.replaceInstructions,
+      });
+      return { result, request: seen[0] ?? null };
+    },
+    "session.navigate": navigate,
+    "messages.convert": (a) => messages.convertToLlm(a.messages),
+  };
+}

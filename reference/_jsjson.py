@@ -1,0 +1,68 @@
+"""`JSON.stringify` of a parsed JSON value, as JavaScript writes it.
+
+Token estimates count `JSON.stringify(arguments).length`, so the exact text matters:
+compact separators, non-ASCII written raw, lone surrogates escaped as `\\udXXX`, numbers
+printed as `String(n)` (`1.0` is `1`), and object keys in JavaScript's order (keys that
+are array indices first, ascending, then the others as inserted).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from reference._jsnum import js_number_to_string
+
+__all__ = ["js_stringify"]
+
+_SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_MAX_INDEX = 2**32 - 2
+
+
+def js_stringify(value: Any) -> str:
+    """`JSON.stringify(value)` for a value made of dict, list, str, int, float, bool, None.
+
+    >>> js_stringify({"b": 1.0, "2": [True, None], "1": "é\\ud83d"})
+    '{"1":"é\\\\ud83d","2":[true,null],"b":1}'
+    """
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int | float):
+        if isinstance(value, float) and not math.isfinite(value):
+            return "null"
+        return js_number_to_string(value)
+    if isinstance(value, str):
+        return _quote(value)
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(js_stringify(item) for item in value) + "]"
+    if isinstance(value, dict):
+        keys = [str(key) for key in value]
+        ordered = sorted((k for k in keys if _is_index(k)), key=int) + [
+            k for k in keys if not _is_index(k)
+        ]
+        return "{" + ",".join(f"{_quote(k)}:{js_stringify(value[k])}" for k in ordered) + "}"
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+def _is_index(key: str) -> bool:
+    return (
+        key.isdigit() and key.isascii() and (key == "0" or key[0] != "0") and int(key) <= _MAX_INDEX
+    )
+
+
+def _quote(text: str) -> str:
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char in _SHORT:
+            out.append(_SHORT[char])
+        elif code < 0x20 or 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(char)
+    out.append('"')
+    return "".join(out)

@@ -1,0 +1,431 @@
+"""When Pi 0.85.0 compacts a session and what it keeps: threshold, cut point, preparation.
+
+Decides: `should_compact` (the threshold), `find_cut_point` (the first kept entry,
+CP-3/CP-4), `find_turn_start_index` (split turns), `prepare_compaction` (what is
+summarised, what kept), the file operations a summary lists
+(`extract_file_ops_from_message`, `compute_file_lists`, `format_file_operations`),
+`serialize_conversation` (the text a summariser reads) and `get_summarization_failure`.
+
+Entries are the entries of one path, root first (Pi's JSON objects). Token counts come
+from `reference.tokens`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from reference._jsjson import js_stringify
+from reference._utf16 import code_units, js_slice
+from reference.errors import InvalidInput
+from reference.session import (
+    build_session_context,
+    js_truthy,
+    session_entry_to_context_messages,
+)
+from reference.tokens import estimate_context_tokens, estimate_tokens
+
+__all__ = [
+    "CUT_POINT_ROLES",
+    "DEFAULT_COMPACTION_SETTINGS",
+    "FILE_OP_TOOLS",
+    "TOOL_RESULT_MAX_CHARS",
+    "TURN_START_ROLES",
+    "CompactionPreparation",
+    "CompactionSettings",
+    "CutPointResult",
+    "FileOperations",
+    "compute_file_lists",
+    "extract_file_ops_from_message",
+    "find_cut_point",
+    "find_turn_start_index",
+    "format_file_operations",
+    "get_summarization_failure",
+    "prepare_compaction",
+    "serialize_conversation",
+    "should_compact",
+]
+
+# CP-3: roles an entry may project to for the cut to land on it (never a tool result)
+CUT_POINT_ROLES: Final = frozenset(
+    {"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"}
+)
+# CP-5: roles that start a turn (a cut anywhere else splits the turn)
+TURN_START_ROLES: Final = CUT_POINT_ROLES - {"assistant"}
+# tool name -> which set of FileOperations its `path` argument joins
+FILE_OP_TOOLS: Final = {"read": "read", "write": "written", "edit": "edited"}
+TOOL_RESULT_MAX_CHARS: Final = 2000
+
+Entry = Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompactionSettings:
+    """`compaction.*` settings; Pi's defaults."""
+
+    enabled: bool = True
+    reserve_tokens: float = 16384
+    keep_recent_tokens: float = 20000
+
+    @classmethod
+    def from_pi(cls, raw: Mapping[str, Any] | None) -> CompactionSettings:
+        raw = raw or {}
+        return cls(
+            enabled=raw.get("enabled", True),
+            reserve_tokens=raw.get("reserveTokens", 16384),
+            keep_recent_tokens=raw.get("keepRecentTokens", 20000),
+        )
+
+    def to_pi(self) -> dict[str, Any]:
+        return {
+            "enabled": self.enabled,
+            "reserveTokens": self.reserve_tokens,
+            "keepRecentTokens": self.keep_recent_tokens,
+        }
+
+
+DEFAULT_COMPACTION_SETTINGS: Final = CompactionSettings()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CutPointResult:
+    """What `findCutPoint` returns; `turn_start_index` is -1 when the cut starts a turn."""
+
+    first_kept_entry_index: int
+    turn_start_index: int
+    is_split_turn: bool
+
+    def to_pi(self) -> dict[str, Any]:
+        return {
+            "firstKeptEntryIndex": self.first_kept_entry_index,
+            "turnStartIndex": self.turn_start_index,
+            "isSplitTurn": self.is_split_turn,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileOperations:
+    """Paths of read/write/edit tool calls, each set in first-seen order."""
+
+    read: tuple[str, ...] = ()
+    written: tuple[str, ...] = ()
+    edited: tuple[str, ...] = ()
+
+    def add(self, kind: str, path: str) -> FileOperations:
+        current: tuple[str, ...] = getattr(self, kind)
+        if path in current:
+            return self
+        return FileOperations(**{**self.to_pi(), kind: (*current, path)})
+
+    def to_pi(self) -> dict[str, Any]:
+        return {"read": list(self.read), "written": list(self.written), "edited": list(self.edited)}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompactionPreparation:
+    """What `prepareCompaction` returns (file operations as lists, plus their summary lists)."""
+
+    first_kept_entry_id: Any
+    messages_to_summarize: tuple[dict[str, Any], ...]
+    turn_prefix_messages: tuple[dict[str, Any], ...]
+    is_split_turn: bool
+    tokens_before: float
+    previous_summary: Any
+    file_ops: FileOperations
+    settings: CompactionSettings = field(default=DEFAULT_COMPACTION_SETTINGS)
+
+    def to_pi(self) -> dict[str, Any]:
+        read, modified = compute_file_lists(self.file_ops)
+        return {
+            "firstKeptEntryId": self.first_kept_entry_id,
+            "messagesToSummarize": list(self.messages_to_summarize),
+            "turnPrefixMessages": list(self.turn_prefix_messages),
+            "isSplitTurn": self.is_split_turn,
+            "tokensBefore": self.tokens_before,
+            "previousSummary": self.previous_summary,
+            "fileOps": self.file_ops.to_pi(),
+            "readFiles": list(read),
+            "modifiedFiles": list(modified),
+            "settings": self.settings.to_pi(),
+        }
+
+
+def should_compact(
+    context_tokens: float, context_window: float, settings: CompactionSettings
+) -> bool:
+    """CP-6: compact when enabled and the context is over `window - reserveTokens`.
+
+    >>> s = CompactionSettings()
+    >>> should_compact(111616, 128000, s), should_compact(111617, 128000, s)
+    (False, True)
+    """
+    return bool(settings.enabled) and context_tokens > context_window - settings.reserve_tokens
+
+
+def _projects_to(entry: Entry, roles: frozenset[str]) -> bool:
+    if entry.get("type") == "compaction":
+        return False
+    return any(m.get("role") in roles for m in session_entry_to_context_messages(entry))
+
+
+def find_turn_start_index(entries: Sequence[Entry], entry_index: int, start_index: int) -> int:
+    """The nearest turn start at or before `entry_index` (down to `start_index`), or -1."""
+    for index in range(entry_index, start_index - 1, -1):
+        if _projects_to(entries[index], TURN_START_ROLES):
+            return index
+    return -1
+
+
+def find_cut_point(
+    entries: Sequence[Entry], start_index: int, end_index: int, keep_recent_tokens: float
+) -> CutPointResult:
+    """Where to cut `entries[start:end]` to keep about `keep_recent_tokens` (CP-3, CP-4).
+
+    Estimates are summed from the newest entry back; at the first entry where the sum
+    reaches the budget, the cut is the first cut point at or after it. When there is
+    none, or the budget is never reached, the cut is the first cut point (CP-4). The cut
+    then moves back over entries that project to no message, stopping at a compaction.
+    """
+    cut_points = [
+        i for i in range(start_index, end_index) if _projects_to(entries[i], CUT_POINT_ROLES)
+    ]
+    if not cut_points:
+        return CutPointResult(
+            first_kept_entry_index=start_index, turn_start_index=-1, is_split_turn=False
+        )
+    cut = cut_points[0]  # CP-4: keep everything unless the budget picks a later cut point
+    accumulated: float = 0
+    for index in range(end_index - 1, start_index - 1, -1):
+        tokens = sum(estimate_tokens(m) for m in session_entry_to_context_messages(entries[index]))
+        if tokens == 0:
+            continue
+        accumulated += tokens
+        if accumulated >= keep_recent_tokens:
+            cut = next((c for c in cut_points if c >= index), cut)
+            break
+    # CP-7: metadata entries just before the cut (model/thinking changes, labels...) are kept
+    while cut > start_index:
+        previous = entries[cut - 1]
+        if previous.get("type") == "compaction" or session_entry_to_context_messages(previous):
+            break
+        cut -= 1
+    starts_turn = _projects_to(entries[cut], TURN_START_ROLES)
+    turn_start = -1 if starts_turn else find_turn_start_index(entries, cut, start_index)
+    return CutPointResult(
+        first_kept_entry_index=cut,
+        turn_start_index=turn_start,
+        is_split_turn=not starts_turn and turn_start != -1,
+    )
+
+
+def extract_file_ops_from_message(
+    message: Mapping[str, Any], ops: FileOperations
+) -> FileOperations:
+    """Add the `path` of each read/write/edit tool call of an assistant message."""
+    if message.get("role") != "assistant" or not isinstance(message.get("content"), list):
+        return ops
+    for block in message["content"]:
+        if not isinstance(block, Mapping) or block.get("type") != "toolCall":
+            continue
+        if "arguments" not in block or "name" not in block:
+            continue
+        arguments = block["arguments"]
+        path = arguments.get("path") if isinstance(arguments, Mapping) else None
+        if not isinstance(path, str) or not path:
+            continue
+        kind = FILE_OP_TOOLS.get(block["name"]) if isinstance(block["name"], str) else None
+        if kind is not None:
+            ops = ops.add(kind, path)
+    return ops
+
+
+def compute_file_lists(ops: FileOperations) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(read-only files, modified files), each sorted by UTF-16 code units."""
+    modified = set(ops.edited) | set(ops.written)
+    read_only = sorted((f for f in ops.read if f not in modified), key=_utf16_key)
+    return tuple(read_only), tuple(sorted(modified, key=_utf16_key))
+
+
+def format_file_operations(read_files: Sequence[str], modified_files: Sequence[str]) -> str:
+    """The `<read-files>`/`<modified-files>` blocks appended to a summary, or `""`.
+
+    >>> format_file_operations(["a"], ["b"])
+    '\\n\\n<read-files>\\na\\n</read-files>\\n\\n<modified-files>\\nb\\n</modified-files>'
+    """
+    sections = []
+    if read_files:
+        sections.append("<read-files>\n" + "\n".join(read_files) + "\n</read-files>")
+    if modified_files:
+        sections.append("<modified-files>\n" + "\n".join(modified_files) + "\n</modified-files>")
+    return "\n\n" + "\n\n".join(sections) if sections else ""
+
+
+def serialize_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
+    """The transcript a summariser reads: `[User]: `, `[Assistant]: `, ... joined by blank lines."""
+    parts = []
+    for message in messages:
+        role = message.get("role")
+        content = message.get("content")
+        if role == "user":
+            text = _content_text(content, "")
+            if text:
+                parts.append(f"[User]: {text}")
+        elif role == "assistant":
+            blocks = _blocks(content)
+            thinking = [_str(b.get("thinking")) for b in blocks if b.get("type") == "thinking"]
+            calls = [
+                f"{_str(b.get('name'))}({_call_arguments(b.get('arguments'))})"
+                for b in blocks
+                if b.get("type") == "toolCall"
+            ]
+            if thinking:
+                parts.append("[Assistant thinking]: " + "\n".join(thinking))
+            if any(b.get("type") == "text" for b in blocks):
+                parts.append("[Assistant]: " + _content_text(blocks, "\n"))
+            if calls:
+                parts.append("[Assistant tool calls]: " + "; ".join(calls))
+        elif role == "toolResult":
+            text = _content_text(content, "")
+            if text:
+                parts.append(f"[Tool result]: {_truncate_for_summary(text)}")
+    return "\n\n".join(parts)
+
+
+def get_summarization_failure(response: Mapping[str, Any], label: str) -> str | None:
+    """Why a summary reply cannot be kept (CP-8), or None.
+
+    >>> get_summarization_failure({"stopReason": "length"}, "Branch summarization")
+    'Branch summarization failed: generation hit the token cap and the summary is incomplete'
+    """
+    stop = response.get("stopReason")
+    if stop == "error":
+        reason = response.get("errorMessage")
+        return f"{label} failed: {reason if js_truthy(reason) else 'Unknown error'}"
+    # CP-8: a reply cut at the token cap is never kept as a summary
+    if stop == "length":
+        return f"{label} failed: generation hit the token cap and the summary is incomplete"
+    return None
+
+
+def prepare_compaction(
+    path: Sequence[Entry], settings: CompactionSettings
+) -> CompactionPreparation | None:
+    """What a compaction of this path summarises and keeps, or None (nothing to do).
+
+    None when the last entry is a compaction, the kept entry has no id, or there is no
+    message to summarise. The range starts at the previous compaction's
+    `firstKeptEntryId` (else just after it); `tokensBefore` is the estimate of the
+    path's projected context.
+    """
+    if path and path[-1].get("type") == "compaction":
+        return None
+    previous_index = next(
+        (i for i in range(len(path) - 1, -1, -1) if path[i].get("type") == "compaction"), -1
+    )
+    previous_summary: Any = None
+    start = 0
+    if previous_index >= 0:
+        previous = path[previous_index]
+        previous_summary = previous.get("summary")
+        kept = next(
+            (i for i, e in enumerate(path) if e.get("id") == previous.get("firstKeptEntryId")), -1
+        )
+        start = kept if kept >= 0 else previous_index + 1
+    tokens_before = estimate_context_tokens(build_session_context(path).messages).tokens
+    cut = find_cut_point(path, start, len(path), settings.keep_recent_tokens)
+    first_kept = (
+        path[cut.first_kept_entry_index] if cut.first_kept_entry_index < len(path) else None
+    )
+    if first_kept is None or not js_truthy(first_kept.get("id")):
+        return None
+    history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
+    to_summarize = _summarizable(path[start:history_end])
+    prefix = (
+        _summarizable(path[cut.turn_start_index : cut.first_kept_entry_index])
+        if cut.is_split_turn
+        else ()
+    )
+    if not to_summarize and not prefix:
+        return None
+    ops = FileOperations()
+    if previous_index >= 0:
+        previous = path[previous_index]
+        details = previous.get("details")
+        if not js_truthy(previous.get("fromHook")) and isinstance(details, Mapping):
+            for name in _list(details.get("readFiles")):
+                ops = ops.add("read", name)
+            for name in _list(details.get("modifiedFiles")):
+                ops = ops.add("edited", name)
+    for message in (*to_summarize, *prefix):
+        ops = extract_file_ops_from_message(message, ops)
+    return CompactionPreparation(
+        first_kept_entry_id=first_kept["id"],
+        messages_to_summarize=to_summarize,
+        turn_prefix_messages=prefix,
+        is_split_turn=cut.is_split_turn,
+        tokens_before=tokens_before,
+        previous_summary=previous_summary,
+        file_ops=ops,
+        settings=settings,
+    )
+
+
+def _summarizable(entries: Sequence[Entry]) -> tuple[dict[str, Any], ...]:
+    out = []
+    for entry in entries:
+        if entry.get("type") == "compaction":
+            continue
+        messages = session_entry_to_context_messages(entry)
+        if messages:
+            out.append(messages[0])
+    return tuple(out)
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _utf16_key(text: str) -> bytes:
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def _truncate_for_summary(text: str) -> str:
+    length = code_units(text)
+    if length <= TOOL_RESULT_MAX_CHARS:
+        return text
+    more = length - TOOL_RESULT_MAX_CHARS
+    return f"{js_slice(text, 0, TOOL_RESULT_MAX_CHARS)}\n\n[... {more} more characters truncated]"
+
+
+def _call_arguments(arguments: Any) -> str:
+    if not isinstance(arguments, Mapping):
+        raise InvalidInput("arguments", "tool call arguments must be an object")
+    return ", ".join(f"{key}={js_stringify(value)}" for key, value in _js_entries(arguments))
+
+
+def _js_entries(obj: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    keys = [str(k) for k in obj]
+    index_keys = sorted(
+        (k for k in keys if k.isdigit() and (k == "0" or k[0] != "0") and int(k) < 2**32 - 1),
+        key=int,
+    )
+    return [(k, obj[k]) for k in index_keys + [k for k in keys if k not in index_keys]]
+
+
+def _content_text(content: Any, separator: str) -> str:
+    if isinstance(content, str):
+        return content
+    return separator.join(_str(b.get("text")) for b in _blocks(content) if b.get("type") == "text")
+
+
+def _blocks(content: Any) -> list[Mapping[str, Any]]:
+    if not isinstance(content, list) or not all(isinstance(b, Mapping) for b in content):
+        raise InvalidInput("content", "must be a list of content blocks")
+    return content
+
+
+def _str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise InvalidInput("text", "must be a string")
+    return value

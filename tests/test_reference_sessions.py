@@ -1,0 +1,114 @@
+"""The reference's session, compaction and branch modules, called directly."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from reference import branch, compaction, messages, session, tokens
+from reference._jsjson import js_stringify
+from reference.errors import InvalidInput
+
+
+def _entry(entry_id: str, parent: str | None, role: str = "user", text: str = "x") -> dict:
+    message = {
+        "role": role,
+        "content": text if role == "user" else [{"type": "text", "text": text}],
+    }
+    return {"type": "message", "id": entry_id, "parentId": parent, "message": message}
+
+
+TREE = [_entry("u1", None), _entry("a1", "u1", "assistant"), _entry("uA", "a1"), _entry("uB", "a1")]
+
+
+class TestTokens:
+    """estimateTokens and the usage rule."""
+
+    def test_stringify_matches_javascript(self) -> None:
+        """JSON.stringify puts index keys first, writes 1.0 as 1 and escapes lone surrogates."""
+        assert js_stringify({"b": 1.0, "1": "\ud83d"}) == '{"1":"\\ud83d","b":1}'
+
+    def test_aborted_usage_is_ignored(self) -> None:
+        """An aborted reply's usage is not a measurement."""
+        reply = {
+            "role": "assistant",
+            "content": [],
+            "stopReason": "aborted",
+            "usage": {"totalTokens": 9},
+        }
+        assert tokens.assistant_usage(reply) is None
+
+
+class TestSession:
+    """Paths, projections and the tree checks."""
+
+    def test_cycle_raises(self) -> None:
+        """A parentId cycle raises InvalidInput instead of looping."""
+        with pytest.raises(InvalidInput):
+            session.build_session_context([_entry("x", "y"), _entry("y", "x")])
+
+    def test_unknown_leaf_falls_back_like_pi(self) -> None:
+        """An unknown leaf gives the path of the last entry."""
+        path = session.build_session_path(TREE, "nope")
+        assert [e["id"] for e in path] == ["u1", "a1", "uB"]
+
+    def test_check_tree_names_duplicates(self) -> None:
+        """check_tree refuses a duplicate id, which Pi lets shadow the earlier entry."""
+        with pytest.raises(InvalidInput, match="duplicate"):
+            session.check_tree([*TREE, _entry("u1", None)])
+
+    def test_parse_reports_line_numbers(self) -> None:
+        """A malformed line is skipped and reported with its number."""
+        parsed = session.parse_session_entries('\n\n{"a":1}\n{oops\n')
+        assert [s.line for s in parsed.skipped] == [4]
+
+
+class TestCompaction:
+    """Cut points and preparation."""
+
+    def test_no_cut_point_keeps_start(self) -> None:
+        """A session of tool results only is cut at its start."""
+        results = [_entry("r", None, "toolResult")]
+        assert compaction.find_cut_point(results, 0, 1, 1).first_kept_entry_index == 0
+
+    def test_prepare_nothing_to_summarize(self) -> None:
+        """A budget that keeps everything has nothing to prepare."""
+        assert compaction.prepare_compaction(TREE[:2], compaction.CompactionSettings()) is None
+
+
+class TestBranch:
+    """LCA collection and navigation."""
+
+    def test_collect_stops_at_lca(self) -> None:
+        """Leaving uA for uB collects uA only, the LCA being a1."""
+        result = branch.collect_entries_for_branch_summary(TREE, "uA", "uB")
+        assert result.common_ancestor_id == "a1"
+        assert [e["id"] for e in result.entries] == ["uA"]
+
+    def test_navigate_to_user_message_moves_to_parent(self) -> None:
+        """A user target moves the leaf to its parent and returns its text."""
+        moved = branch.navigate_tree(
+            TREE, "uA", "uB", new_ids=iter(()), timestamp="2026-01-01T00:00:00.000Z"
+        )
+        assert (moved.leaf_id, moved.editor_text) == ("a1", "x")
+
+    def test_length_reply_is_refused(self) -> None:
+        """A summary cut at the token cap raises SummaryRefused and appends nothing."""
+        reply = branch.ScriptedReply.from_pi({"text": "half", "stopReason": "length"})
+        with pytest.raises(branch.SummaryRefused, match="token cap"):
+            branch.navigate_tree(
+                TREE,
+                "uA",
+                "uB",
+                summarize=True,
+                reply=reply,
+                new_ids=(f"n{i}" for i in itertools.count()),
+                timestamp="2026-01-01T00:00:00.000Z",
+            )
+
+
+def test_branch_summary_suffix_has_no_newline() -> None:
+    """A branch summary reaches the model as prefix + summary + '</summary>'."""
+    [converted] = messages.convert_to_llm([{"role": "branchSummary", "summary": "S"}])
+    assert converted["content"][0]["text"].endswith("S</summary>")
