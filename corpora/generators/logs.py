@@ -8,8 +8,9 @@ same bytes, so benchmark inputs are reproducible without storing them.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
-__all__ = ["minified_line", "mixed_log"]
+__all__ = ["STREAM_FLAVOURS", "cached_stream_log", "minified_line", "mixed_log", "stream_log"]
 
 _LINES = (
     "PASS tests/unit/test_{n}.py::test_case_{n} (0.{n:03d}s)",
@@ -58,3 +59,56 @@ def minified_line(size: int, seed: int = 0) -> str:
         parts.append(token)
         length += len(token)
     return "".join(parts)[:size]
+
+
+# tool-output byte streams for the streaming benchmarks: what a command really prints
+STREAM_FLAVOURS = ("mixed", "invalid", "crlf", "progress", "minified")
+
+
+def stream_log(flavour: str, size: int, seed: int = 0) -> bytes:
+    """`size` raw bytes of command output of one flavour (deterministic per arguments).
+
+    mixed: `mixed_log`; invalid: mixed with invalid UTF-8 (0xFF, truncated sequences,
+    encoded surrogates) sprinkled every few hundred bytes; crlf: mixed with CRLF line
+    ends; progress: `\\r`-separated progress bars with a newline now and then; minified:
+    one long minified line with no newline at all.
+    """
+    if flavour == "mixed":
+        return mixed_log(size, seed)
+    if flavour == "invalid":
+        data = bytearray(mixed_log(size, seed))
+        rng = random.Random(seed)
+        bad = (b"\xff", b"\xe2\x82", b"\xf0\x9f", b"\xed\xa0\x80", b"\x80")
+        position = rng.randrange(300)
+        while position < size - 4:
+            piece = rng.choice(bad)
+            data[position : position + len(piece)] = piece
+            position += rng.randrange(100, 600)
+        return bytes(data)
+    if flavour == "crlf":
+        return mixed_log(size, seed).replace(b"\n", b"\r\n")[:size]
+    if flavour == "progress":
+        rng = random.Random(seed)
+        parts, total = [], 0
+        while total < size:
+            step = rng.randrange(1000)
+            bar = f"[{'#' * (step % 40):<40}] {step / 10:5.1f}% eta {rng.randrange(99)}s"
+            piece = (bar + ("\n" if step % 50 == 0 else "\r")).encode()
+            parts.append(piece)
+            total += len(piece)
+        return b"".join(parts)[:size]
+    if flavour == "minified":
+        line = minified_line(size, seed).encode()
+        return line[:size].decode("utf-8", "ignore").encode().ljust(size, b";")
+    raise ValueError(f"unknown flavour {flavour!r}; one of {STREAM_FLAVOURS}")
+
+
+def cached_stream_log(flavour: str, size: int, cache: Path, seed: int = 0) -> Path:
+    """The `stream_log` written once under `cache` (git-ignored `.cache/`), reused later."""
+    path = cache / f"stream-{flavour}-{size}-{seed}.log"
+    if not path.exists() or path.stat().st_size != size:
+        cache.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".tmp")
+        partial.write_bytes(stream_log(flavour, size, seed))
+        partial.replace(path)
+    return path

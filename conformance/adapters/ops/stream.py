@@ -1,0 +1,54 @@
+"""stream.tail: the output accumulator fed raw chunks, through the persisting edge.
+
+The full output, when the accumulator decides to persist it, really is written to a
+temp file (`reference.edge.persist`); the handler hashes it and deletes it, so the
+result carries what was persisted, never where.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from collections.abc import Mapping
+from typing import Any, Final
+
+from conformance.adapters.ops import Handler
+from reference.edge.persist import persist_stream
+from reference.errors import InvalidInput
+
+
+def chunks_of(args: Mapping[str, Any]) -> list[bytes]:
+    """The raw chunks of `chunksB64`, checked."""
+    raw = args.get("chunksB64")
+    if not isinstance(raw, list) or not all(isinstance(c, str) for c in raw):
+        raise InvalidInput("chunksB64", "must be a list of base64 strings")
+    try:
+        return [base64.b64decode(c, validate=True) for c in raw]
+    except binascii.Error as error:
+        raise InvalidInput("chunksB64", f"not base64: {error}") from None
+
+
+def tail(args: Mapping[str, Any]) -> dict[str, Any]:
+    finish = args.get("finish")
+    done = persist_stream(
+        chunks_of(args),
+        max_lines=args.get("maxLines"),
+        max_bytes=args.get("maxBytes"),
+        persist_if_truncated=args.get("persistIfTruncated") is True,
+        finish=finish is None or finish is True,
+    )
+    result: dict[str, Any] = {
+        **done.snapshot.to_pi(),
+        "persisted": done.path is not None,
+        "lastLineBytes": done.snapshot.last_line_bytes,
+    }
+    if done.path is not None:
+        data = done.path.read_bytes()
+        done.path.unlink()
+        result["persistedSha256"] = hashlib.sha256(data).hexdigest()
+        result["persistedBytes"] = len(data)
+    return result
+
+
+HANDLERS: Final[dict[str, Handler]] = {"stream.tail": tail}

@@ -1,0 +1,117 @@
+"""Properties of the streaming tail (`stream.tail`), for any implementation.
+
+Invariants need no oracle (corpora/README.md lists them); the differential test compares
+the implementation under test with the reference engine on the same chunks. Chunking
+independence is an invariant Pi 0.85.0 breaks (STREAM-4): both expectations files list it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from conformance.adapters.base import Implementation
+from conformance.adapters.reference import handle
+from conformance.check import require_op
+from conformance.compare import differences, render
+from conformance.strategies.streams import (
+    byte_streams,
+    chunked,
+    cut_points,
+    encode_chunks,
+    stream_limits,
+)
+
+B1 = "multibyte_cuts"
+OP = "stream.tail"
+
+
+def _tail(impl: Implementation, args: dict[str, Any]) -> Any:
+    require_op(impl, OP)
+    reply = impl.call(OP, args)
+    assert reply.error is None, f"{OP}({args!r}) answered error {reply.error}"
+    return reply.result
+
+
+@pytest.mark.ctxspec_property(boundary=B1, op=OP, rule="STREAM-4", level="invariant")
+@given(cuts=cut_points, stream=byte_streams, limits=stream_limits)
+# the smallest case of §2 ST-2: with maxBytes 3 the window (6 B) is cut past 12 B, once
+@example(cuts=[13], stream=b"xxxxxxxx\naxxxxxxxx\n", limits={"maxLines": None, "maxBytes": 3})
+def test_chunking_does_not_change_the_snapshot(
+    impl: Implementation, cuts: list[int], stream: bytes, limits: dict[str, Any]
+) -> None:
+    """Any chunking of the same bytes gives the snapshot of one chunk."""
+    chunks = chunked(stream, cuts)
+    one = _tail(impl, {"chunksB64": encode_chunks([stream]), **limits})
+    many = _tail(impl, {"chunksB64": encode_chunks(chunks), **limits})
+    found = differences(one, many)
+    assert not found, f"chunks {chunks!r} differ from one append:\n{render(found)}"
+
+
+@pytest.mark.ctxspec_property(boundary=B1, op=OP, rule="STREAM-5")
+@given(cuts=cut_points, stream=byte_streams, limits=stream_limits)
+def test_persisted_file_holds_every_byte(
+    impl: Implementation, cuts: list[int], stream: bytes, limits: dict[str, Any]
+) -> None:
+    """A persisted output's sha256 and size are those of every raw byte received, and the
+    output is persisted whenever it is truncated."""
+    chunks = chunked(stream, cuts)
+    result = _tail(impl, {"chunksB64": encode_chunks(chunks), **limits})
+    if result["truncation"]["truncated"]:
+        assert result["persisted"]
+    if result["persisted"]:
+        assert result["persistedSha256"] == hashlib.sha256(stream).hexdigest()
+        assert result["persistedBytes"] == len(stream)
+
+
+@pytest.mark.ctxspec_property(boundary=B1, op=OP, rule="STREAM-2")
+@given(cuts=cut_points, stream=byte_streams, limits=stream_limits)
+def test_snapshot_within_limits_and_counts_everything(
+    impl: Implementation, cuts: list[int], stream: bytes, limits: dict[str, Any]
+) -> None:
+    """The content never passes either limit, is valid UTF-8, and the totals count the whole
+    decoded output (TRUNC-1 lines, UTF-8 bytes)."""
+    chunks = chunked(stream, cuts)
+    result = _tail(impl, {"chunksB64": encode_chunks(chunks), **limits})
+    truncation = result["truncation"]
+    content = result["content"]
+    encoded = content.encode("utf-8")  # strict: a decoded stream holds no lone surrogate
+    if truncation["truncated"]:
+        assert len(encoded) == truncation["outputBytes"] <= truncation["maxBytes"]
+        assert truncation["outputLines"] <= truncation["maxLines"]
+    text = stream.decode("utf-8", "replace").removeprefix("\ufeff")
+    assert truncation["totalBytes"] == len(text.encode("utf-8"))
+    lines = 0 if text == "" else text.count("\n") + (0 if text.endswith("\n") else 1)
+    assert truncation["totalLines"] == lines
+    assert result["lastLineBytes"] == len(text.rsplit("\n", 1)[-1].encode("utf-8"))
+
+
+@pytest.mark.ctxspec_property(boundary=B1, op=OP, rule="STREAM-3")
+@given(
+    cuts=cut_points,
+    stream=byte_streams,
+    limits=stream_limits,
+    flags=st.fixed_dictionaries(
+        {}, optional={"persistIfTruncated": st.booleans(), "finish": st.booleans()}
+    ),
+)
+def test_stream_matches_reference(
+    impl: Implementation,
+    cuts: list[int],
+    stream: bytes,
+    limits: dict[str, Any],
+    flags: dict[str, Any],
+) -> None:
+    """Differential: the snapshot, counters and persisted bytes equal the reference's."""
+    chunks = chunked(stream, cuts)
+    args = {"chunksB64": encode_chunks(chunks), **limits, **flags}
+    require_op(impl, OP)
+    reply = impl.call(OP, args)
+    expected = handle(OP, args)
+    assert expected.error is None and reply.error is None, (expected.error, reply.error)
+    found = differences(expected.result, reply.result)
+    assert not found, f"{OP}({args!r}) differs from the reference:\n{render(found)}"
