@@ -159,9 +159,19 @@ class OutputAccumulator:
         self._raw_bytes += len(data)
         if self._retain_raw:
             self._raw.append(data)
+        clean_start = not self._bom_pending and self._decoder.getstate()[0] == b""
         # a plain ASCII chunk with nothing pending decodes to itself: skip the decoder
-        if data.isascii() and not self._bom_pending and self._decoder.getstate()[0] == b"":
+        if clean_start and data.isascii():
             self._add_decoded(data)
+        elif clean_start:
+            text = self._decoder.decode(data)
+            if "\ufffd" in text:
+                self._add_text(text)
+            else:
+                # valid UTF-8: the decoded bytes are the raw ones, less a partial character
+                # the decoder holds back, so they need not be encoded again
+                pending = len(self._decoder.getstate()[0])
+                self._add_decoded(data[: len(data) - pending] if pending else data)
         else:
             self._add_text(self._decoder.decode(data))
         self._check_persist()
