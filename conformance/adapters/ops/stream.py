@@ -11,6 +11,7 @@ import base64
 import binascii
 import hashlib
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Final
 
 from conformance.adapters.ops import Handler
@@ -43,12 +44,17 @@ def tail(args: Mapping[str, Any]) -> dict[str, Any]:
         "persisted": done.path is not None,
         "lastLineBytes": done.snapshot.last_line_bytes,
     }
-    if done.path is not None:
-        data = done.path.read_bytes()
-        done.path.unlink()
-        result["persistedSha256"] = hashlib.sha256(data).hexdigest()
-        result["persistedBytes"] = len(data)
+    result.update(read_back(done.path))
     return result
+
+
+def read_back(path: Path | None) -> dict[str, Any]:
+    """`persistedSha256` and `persistedBytes` of a persisted file, which is then removed."""
+    if path is None:
+        return {}
+    data = path.read_bytes()
+    path.unlink()
+    return {"persistedSha256": hashlib.sha256(data).hexdigest(), "persistedBytes": len(data)}
 
 
 HANDLERS: Final[dict[str, Handler]] = {"stream.tail": tail}

@@ -12,14 +12,13 @@ ripgrep's own output order is unspecified (cases search one file).
 from __future__ import annotations
 
 import base64
-import hashlib
 import posixpath
 import re
 from collections.abc import Mapping
 from typing import Any, Final
 
 from conformance.adapters.ops import Handler
-from conformance.adapters.ops.stream import chunks_of
+from conformance.adapters.ops.stream import chunks_of, read_back
 from conformance.adapters.tree import validate_tree
 from reference import tools
 from reference.edge.persist import PersistingAccumulator
@@ -84,11 +83,7 @@ def bash(args: Mapping[str, Any]) -> dict[str, Any]:
         aborted=args.get("aborted") is True,
     ).to_pi()
     result["persisted"] = sink.path is not None
-    if sink.path is not None:
-        data = sink.path.read_bytes()
-        sink.path.unlink()
-        result["persistedSha256"] = hashlib.sha256(data).hexdigest()
-        result["persistedBytes"] = len(data)
+    result.update(read_back(sink.path))
     return result
 
 
