@@ -48,6 +48,7 @@ from reference.messages import (
     convert_to_llm,
 )
 from reference.prompt import DEFAULT_SELECTED_TOOLS, build_system_prompt
+from reference.resources import PROMPT_ROOTS, SKILL_ROOTS, PromptTemplate, Resources, load_resources
 from reference.session import (
     ParsedSession,
     SessionContext,
@@ -125,6 +126,8 @@ __all__ = [
     "LINE_TRUNCATION_SUFFIX",
     "NO_MATCHES",
     "NO_OUTPUT",
+    "PROMPT_ROOTS",
+    "SKILL_ROOTS",
     "TRUST_REQUIRING_CONFIG_ENTRIES",
     "BranchSummaryResult",
     "CompactionPreparation",
@@ -146,6 +149,8 @@ __all__ = [
     "OutputAccumulator",
     "OutputSnapshot",
     "ParsedSession",
+    "PromptTemplate",
+    "Resources",
     "ScriptedReply",
     "SessionContext",
     "Skill",
@@ -185,6 +190,7 @@ __all__ = [
     "grep_result",
     "has_trust_requiring_project_resources",
     "load_project_context_files",
+    "load_resources",
     "load_skills",
     "navigate_tree",
     "parse_session_entries",

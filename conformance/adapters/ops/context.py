@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from conformance.adapters.ops import Handler
-from reference import discovery, prompt, skills, trust
+from reference import discovery, prompt, resources, skills, trust
 from reference.errors import InvalidInput
 from reference.tree import Listing
 
@@ -91,6 +91,24 @@ def build_prompt(args: Mapping[str, Any]) -> str:
     )
 
 
+def load_resources(args: Mapping[str, Any]) -> dict[str, Any]:
+    trusted = args.get("projectTrusted")
+    return resources.load_resources(
+        _listing(args),
+        cwd=args["cwd"],
+        agent_dir=args["agentDir"],
+        home=args["home"],
+        project_trusted=True if trusted is None else bool(trusted),
+        additional_skill_paths=tuple(args.get("additionalSkillPaths") or ()),
+        additional_prompt_template_paths=tuple(args.get("additionalPromptTemplatePaths") or ()),
+        no_skills=bool(args.get("noSkills")),
+        no_prompt_templates=bool(args.get("noPromptTemplates")),
+        no_context_files=bool(args.get("noContextFiles")),
+        system_prompt=args.get("systemPrompt"),
+        append_system_prompt=args.get("appendSystemPrompt"),
+    ).to_pi()
+
+
 HANDLERS: Final[dict[str, Handler]] = {
     "context.discover": discover,
     "trust.resolve": resolve_trust,
@@ -99,4 +117,5 @@ HANDLERS: Final[dict[str, Handler]] = {
         _skills(a["skills"]), a.get("fileReadTool") or "read"
     ),
     "prompt.build": build_prompt,
+    "resources.load": load_resources,
 }

@@ -19,6 +19,7 @@ export default async function contextOps(context) {
   const projectTrust = await load("core/project-trust.js");
   const skills = await load("core/skills.js");
   const systemPrompt = await load("core/system-prompt.js");
+  const settings = await load("core/settings-manager.js");
 
   // run `body(real)` with the tree laid out; `real(virtual)` maps a case path to R + path
   async function inTree(args, body) {
@@ -109,5 +110,45 @@ export default async function contextOps(context) {
       for (const key of Object.keys(options)) if (options[key] === null) delete options[key];
       return shownDocs(systemPrompt.buildSystemPrompt(options));
     },
+
+    // resources.load: DefaultResourceLoader.reload() with the trust flag on the
+    // SettingsManager; extensions and themes are left out of the result
+    "resources.load": (a) =>
+      inTree(a, async (real) => {
+        const cwd = real(a.cwd);
+        const agentDir = real(a.agentDir);
+        const asPath = (value) => (typeof value === "string" && value.startsWith("/") ? real(value) : value);
+        const options = {
+          cwd,
+          agentDir,
+          settingsManager: settings.SettingsManager.create(cwd, agentDir, { projectTrusted: a.projectTrusted ?? true }),
+          additionalSkillPaths: (a.additionalSkillPaths ?? []).map(real),
+          additionalPromptTemplatePaths: (a.additionalPromptTemplatePaths ?? []).map(real),
+          noSkills: a.noSkills ?? false,
+          noPromptTemplates: a.noPromptTemplates ?? false,
+          noContextFiles: a.noContextFiles ?? false,
+          noExtensions: true,
+          noThemes: true,
+          systemPrompt: asPath(a.systemPrompt ?? undefined),
+          appendSystemPrompt: a.appendSystemPrompt == null ? undefined : a.appendSystemPrompt.map(asPath),
+        };
+        const resourceLoader = new loader.DefaultResourceLoader(options);
+        await resourceLoader.reload();
+        const skillsResult = resourceLoader.getSkills();
+        const prompts = resourceLoader.getPrompts();
+        return {
+          agentsFiles: resourceLoader.getAgentsFiles().agentsFiles.map(({ path, content }) => ({ path, content })),
+          skills: skillsResult.skills.map(({ name, filePath, disableModelInvocation }) => ({
+            name,
+            filePath,
+            disableModelInvocation,
+          })),
+          skillDiagnostics: skillsResult.diagnostics,
+          prompts: prompts.prompts.map(({ name, filePath }) => ({ name, filePath })),
+          promptDiagnostics: prompts.diagnostics,
+          systemPrompt: resourceLoader.getSystemPrompt() ?? null,
+          appendSystemPrompt: resourceLoader.getAppendSystemPrompt(),
+        };
+      }),
   };
 }

@@ -1,0 +1,108 @@
+"""Properties of context-file discovery, trust and resource loading, for any implementation.
+
+Invariants need no oracle (corpora/README.md lists them): context files come ancestors
+first, at most one per directory; an untrusted project never gets a gated resource in
+front of the model. The differential tests compare the implementation with the reference
+engine on the same small random tree (`conformance.strategies.trees`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import posixpath
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conformance.adapters.base import Implementation
+from conformance.adapters.reference import handle
+from conformance.check import require_op
+from conformance.compare import differences, render
+from conformance.strategies.trees import GATED_MARK, context_trees, trust_stores
+
+B2 = "instruction_ordering"
+B3 = "trust_denial"
+
+
+def _call(impl: Implementation, op: str, args: dict[str, Any]) -> Any:
+    require_op(impl, op)
+    reply = impl.call(op, args)
+    assert reply.error is None, f"{op}({args!r}) answered error {reply.error}"
+    return reply.result
+
+
+def _differential(impl: Implementation, op: str, args: dict[str, Any]) -> None:
+    require_op(impl, op)
+    reply = impl.call(op, args)
+    expected = handle(op, args)
+    if expected.error is not None:
+        assert reply.error is not None, f"{op}: reference refuses ({expected.error})"
+        return
+    assert reply.error is None, f"{op}({args!r}) answered error {reply.error}"
+    found = differences(expected.result, reply.result)
+    assert not found, f"{op}({args!r}) differs from the reference:\n{render(found)}"
+
+
+def _trust_args(data: st.DataObject, tree: dict[str, Any]) -> dict[str, Any]:
+    store = data.draw(trust_stores(tree["cwd"]), label="trustStore")
+    default = data.draw(st.sampled_from((None, "always", "never", "ask")), label="default")
+    override = data.draw(st.sampled_from((None, None, True, False)), label="override")
+    return {**tree, "trustStore": store, "defaultProjectTrust": default, "trustOverride": override}
+
+
+@pytest.mark.ctxspec_property(boundary=B2, op="context.discover", rule="CTX-2", level="compat")
+@given(tree=context_trees())
+def test_discovery_matches_reference(impl: Implementation, tree: dict[str, Any]) -> None:
+    """context.discover answers what the reference answers on the same tree."""
+    _differential(impl, "context.discover", tree)
+
+
+@pytest.mark.ctxspec_property(boundary=B2, op="context.discover", rule="CTX-2")
+@given(tree=context_trees())
+def test_ancestors_before_descendants(impl: Implementation, tree: dict[str, Any]) -> None:
+    """After the agentDir file, each file's directory is a strict ancestor of the next's,
+    and no directory gives two files."""
+    files = _call(impl, "context.discover", tree)["agentsFiles"]
+    dirs = [posixpath.dirname(f["path"]) for f in files if not f["path"].startswith("/agent/")]
+    assert len(dirs) == len(set(dirs)), f"two context files from one directory: {files}"
+    for upper, lower in itertools.pairwise(dirs):
+        assert lower.startswith(upper.rstrip("/") + "/"), f"{upper} listed before {lower}"
+    assert all(tree["cwd"] == d or tree["cwd"].startswith(d + "/") for d in dirs)
+
+
+@pytest.mark.ctxspec_property(boundary=B3, op="trust.resolve", rule="TRUST-4", level="compat")
+@given(data=st.data(), tree=context_trees())
+def test_trust_matches_reference(
+    impl: Implementation, data: st.DataObject, tree: dict[str, Any]
+) -> None:
+    """trust.resolve answers what the reference answers, for random decisions up the path."""
+    _differential(impl, "trust.resolve", _trust_args(data, tree))
+
+
+@pytest.mark.ctxspec_property(boundary=B3, op="resources.load", rule="RES-1", level="compat")
+@given(tree=context_trees(), trusted=st.booleans())
+def test_resources_match_reference(
+    impl: Implementation, tree: dict[str, Any], trusted: bool
+) -> None:
+    """resources.load answers what the reference answers, trusted or not."""
+    _differential(impl, "resources.load", {**tree, "projectTrusted": trusted})
+
+
+@pytest.mark.ctxspec_property(boundary=B3, op="resources.load", rule="RES-2")
+@given(data=st.data(), tree=context_trees())
+def test_untrusted_loads_no_gated_kind(
+    impl: Implementation, data: st.DataObject, tree: dict[str, Any]
+) -> None:
+    """When trust.resolve says untrusted, no gated skill, prompt or system text is loaded."""
+    resolution = _call(impl, "trust.resolve", _trust_args(data, tree))
+    loaded = _call(impl, "resources.load", {**tree, "projectTrusted": resolution["trusted"]})
+    if resolution["trusted"]:
+        return
+    gated = [s["filePath"] for s in loaded["skills"] if "/agent/" not in s["filePath"]]
+    gated = [p for p in gated if not p.startswith("/home/.agents/")]
+    assert not gated, f"untrusted, yet project skills loaded: {gated}"
+    assert not loaded["prompts"], f"untrusted, yet prompts loaded: {loaded['prompts']}"
+    texts = [loaded["systemPrompt"] or "", *loaded["appendSystemPrompt"]]
+    assert not any(GATED_MARK in t for t in texts), f"untrusted, yet gated text: {texts}"
