@@ -102,6 +102,13 @@ class Listing:
 
     entries: Mapping[str, Entry]
     _dirs: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    _has_links: bool = field(default=False, repr=False, compare=False)
+    # lookups are pure functions of an immutable listing: remember them (deep trees ask
+    # the same prefixes again and again)
+    _resolved: dict[tuple[str, bool], str | None] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    _children: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     def __init__(self, entries: Mapping[str, Entry]) -> None:
         clean: dict[str, Entry] = {}
@@ -121,6 +128,9 @@ class Listing:
             clean.setdefault(path, Directory())
         object.__setattr__(self, "entries", clean)
         object.__setattr__(self, "_dirs", frozenset(dirs))
+        object.__setattr__(self, "_has_links", any(isinstance(e, Symlink) for e in clean.values()))
+        object.__setattr__(self, "_resolved", {})
+        object.__setattr__(self, "_children", {})
 
     @classmethod
     def from_wire(cls, tree: Mapping[str, Any]) -> Listing:
@@ -162,6 +172,16 @@ class Listing:
 
     def resolve(self, path: str, *, follow_last: bool = True) -> str | None:
         """The path with its symlinks followed, or None if it does not resolve."""
+        if not self._has_links:
+            # no links anywhere: `..` is lexical and every entry's ancestors are directories
+            normal = normalize(path)
+            return normal if normal in self.entries else None
+        key = (path, follow_last)
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve_links(path, follow_last)
+        return self._resolved[key]
+
+    def _resolve_links(self, path: str, follow_last: bool) -> str | None:
         pending = [p for p in normalize(path).split("/") if p]
         current = "/"
         hops = 0
@@ -216,14 +236,13 @@ class Listing:
         real = self.resolve(path)
         if real is None or real not in self._dirs:
             return ()
-        prefix = real.rstrip("/") + "/"
-        return tuple(
-            sorted(
-                p[len(prefix) :]
-                for p in self.entries
-                if p.startswith(prefix) and p != real and "/" not in p[len(prefix) :]
-            )
-        )
+        if not self._children:  # one pass over the entries builds every directory's list
+            index: dict[str, list[str]] = {}
+            for entry_path in self.entries:
+                if entry_path != "/":
+                    index.setdefault(parent(entry_path), []).append(posixpath.basename(entry_path))
+            self._children.update({d: tuple(sorted(names)) for d, names in index.items()})
+        return self._children.get(real, ())
 
     def read_bytes(self, path: str) -> bytes | None:
         """The bytes of the file at `path`, or None (missing, a directory, unreadable)."""
