@@ -138,7 +138,7 @@ def index_entries(entries: Sequence[Any]) -> dict[Any, Entry]:
     """id -> entry, a later entry with the same id replacing the earlier (Pi's Map)."""
     index: dict[Any, Entry] = {}
     for position, entry in enumerate(entries):
-        if not isinstance(entry, Mapping):
+        if type(entry) is not dict and not isinstance(entry, Mapping):  # dict: skip the ABC
             raise InvalidInput(f"entries[{position}]", "an entry must be an object")
         index[entry_key(entry.get("id"))] = entry
     return index
@@ -168,7 +168,10 @@ def build_context_entries(entries: Sequence[Any], leaf_id: Any = UNSET) -> tuple
     `[compaction, entries from its firstKeptEntryId up to it, every entry after it]`;
     a `firstKeptEntryId` not on the path keeps only the entries after the compaction.
     """
-    path = build_session_path(entries, leaf_id)
+    return _project(build_session_path(entries, leaf_id))
+
+
+def _project(path: tuple[Entry, ...]) -> tuple[Entry, ...]:
     latest = next((e for e in reversed(path) if e.get("type") == "compaction"), None)
     if latest is None:
         return path
@@ -229,11 +232,7 @@ def build_session_context(entries: Sequence[Any], leaf_id: Any = UNSET) -> Sessi
                 model = _present(
                     provider=message.get("provider", UNSET), modelId=message.get("model", UNSET)
                 )
-    messages = tuple(
-        m
-        for e in build_context_entries(entries, leaf_id)
-        for m in session_entry_to_context_messages(e)
-    )
+    messages = tuple(m for e in _project(path) for m in session_entry_to_context_messages(e))
     return SessionContext(messages=messages, thinking_level=thinking, model=model)
 
 
@@ -279,12 +278,14 @@ def walk_to_root(index: Mapping[Any, Entry], leaf: Entry) -> tuple[Entry, ...]:
 
 def entry_key(value: Any) -> Any:
     """A dict key with JavaScript's SameValueZero (`true` is not `1`; objects by identity)."""
+    if type(value) is str:  # the usual id; every other kind of key is a tuple
+        return value
     if isinstance(value, bool):
         return ("bool", value)
     if isinstance(value, int | float):
         return ("number", float(value))
-    if isinstance(value, str):
-        return ("string", value)
+    if isinstance(value, str):  # a str subclass
+        return str(value)
     if value is None:
         return ("null",)
     return ("object", id(value))
