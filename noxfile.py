@@ -50,17 +50,9 @@ def conform(session: nox.Session, impl: str) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Benchmarks; pass `-- --compare` to gate on the saved baseline's ratios."""
+    """The benchmark report with plots (`ctxspec bench`); posargs are stream sizes."""
     install(session, "test", "bench")
-    session.run(
-        "pytest",
-        "benchmarks",
-        "-p",
-        "conformance.plugin",
-        "--benchmark-only",
-        "--benchmark-autosave",
-        *session.posargs,
-    )
+    session.run("ctxspec", "bench", *session.posargs)
 
 
 @nox.session

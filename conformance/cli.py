@@ -4,7 +4,7 @@
                     [--boundary B] [--junit FILE] [--json FILE] [--md FILE] [-n N] [-- pytest args]
     ctxspec impl install pi@0.85.0      install the real Pi into the cache (for CI caching)
     ctxspec cases list|lint             the corpus: one line per case, or its lint
-    ctxspec bench [-- pytest args]      run the benchmarks (needs the bench group)
+    ctxspec bench [SIZE ...]            the benchmark report with plots (needs the bench group)
 
 Exit status: 0 when nothing failed, errored or passed unexpectedly; pytest's otherwise
 (1 failures, 2 interrupted or a broken corpus, 4 bad usage, 5 nothing selected).
@@ -13,6 +13,7 @@ Exit status: 0 when nothing failed, errored or passed unexpectedly; pytest's oth
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -112,14 +113,11 @@ def _cases(options: argparse.Namespace) -> int:
 
 def _bench(options: argparse.Namespace) -> int:
     root = Path(__file__).resolve().parent.parent / "benchmarks"
-    if not root.is_dir():
+    if not (root / "report.py").is_file():
         print("ctxspec: bench runs from a checkout (benchmarks/ is not installed)", file=sys.stderr)
         return 2
-    return int(
-        pytest.main(
-            [str(root), "-p", "conformance.plugin", "--benchmark-only", *options.pytest_args]
-        )
-    )
+    command = [sys.executable, str(root / "report.py"), *options.sizes]
+    return subprocess.run(command, check=False).returncode
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -164,8 +162,8 @@ def _parser() -> argparse.ArgumentParser:
     cases.add_argument("action", choices=("list", "lint"))
     cases.set_defaults(run=_cases)
 
-    bench = commands.add_parser("bench", help="run the benchmarks")
-    bench.add_argument("pytest_args", nargs="*")
+    bench = commands.add_parser("bench", help="write the benchmark report (needs the bench group)")
+    bench.add_argument("sizes", nargs="*", help="stream input sizes, e.g. 16MiB 256MiB 1GiB")
     bench.set_defaults(run=_bench)
     return parser
 
