@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from conformance.adapters.ops import Handler
-from reference import branch, compaction, messages, session, tokens
+from reference import branch, compaction, messages, session, summary, tokens
 from reference.errors import InvalidInput
 
 # the usage of a scripted reply that gives none
@@ -126,7 +126,26 @@ def _navigate(a: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _compact(a: Mapping[str, Any]) -> dict[str, Any]:
+    settings = compaction.CompactionSettings.from_pi(a.get("settings"))
+    model = a.get("model") or {}
+    replies = {
+        key: branch.ScriptedReply.from_pi({"usage": ZERO_USAGE, **model[key]})
+        for key in (summary.HISTORY_REPLY, summary.TURN_PREFIX_REPLY)
+        if model.get(key) is not None
+    }
+    return summary.compact(
+        compaction.prepare_compaction(_entries(a), settings),
+        replies,
+        model_max_tokens=model.get("maxTokens", 0),
+        model_reasoning=bool(model.get("reasoning", False)),
+        thinking_level=a.get("thinkingLevel"),
+        custom_instructions=a.get("customInstructions"),
+    ).to_pi()
+
+
 HANDLERS: Final[dict[str, Handler]] = {
+    "compaction.compact": _compact,
     "tokens.estimate": lambda a: tokens.estimate_tokens(a["message"]),
     "context.estimate": lambda a: tokens.estimate_context_tokens(a["messages"]).to_pi(),
     "compaction.should": _should,

@@ -115,7 +115,40 @@ export default async function sessionOps(context) {
     return out;
   }
 
+  // compaction.compact: prepareCompaction then compact(); the scripted replies are taken in
+  // call order, history first (model.reply) then the turn prefix (model.turnPrefixReply)
+  async function compactOp(a) {
+    const prep = compaction.prepareCompaction(entriesOf(a), settingsOf(a));
+    if (!prep) return { result: null, requests: [] };
+    const split = prep.isSplitTurn && prep.turnPrefixMessages.length > 0;
+    const order = split ? [...(prep.messagesToSummarize.length > 0 ? ["reply"] : []), "turnPrefixReply"] : ["reply"];
+    const requests = [];
+    const model = { id: "scripted", provider: "scripted", api: "scripted", reasoning: a.model?.reasoning ?? false,
+      contextWindow: a.model?.contextWindow ?? 0, maxTokens: a.model?.maxTokens ?? 0 };
+    const streamFn = async (_model, ctx, opts) => {
+      const key = order[requests.length];
+      requests.push({ systemPrompt: ctx.systemPrompt, prompt: ctx.messages[0].content[0].text,
+        maxTokens: opts.maxTokens, reasoning: opts.reasoning ?? null, cacheRetention: opts.cacheRetention });
+      const reply = a.model?.[key];
+      if (!reply) throw invalid(`model.${key}: this summary request needs a scripted reply`);
+      const message = { role: "assistant", content: reply.content ?? [{ type: "text", text: reply.text ?? "" }],
+        stopReason: reply.stopReason ?? "stop", usage: reply.usage ?? usageZero, timestamp: 0,
+        api: model.api, provider: model.provider, model: model.id };
+      if (reply.errorMessage !== undefined) message.errorMessage = reply.errorMessage;
+      return { result: async () => message };
+    };
+    try {
+      const result = await compaction.compact(prep, model, undefined, undefined, a.customInstructions,
+        new AbortController().signal, a.thinkingLevel, streamFn);
+      return { result, requests };
+    } catch (error) {
+      if (error instanceof context.InvalidInput) throw error;
+      return { error: String(error.message), requests };
+    }
+  }
+
   return {
+    "compaction.compact": compactOp,
     "tokens.estimate": (a) => compaction.estimateTokens(a.message),
     "context.estimate": (a) => compaction.estimateContextTokens(a.messages),
     "compaction.should": (a) => {
