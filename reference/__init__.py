@@ -6,6 +6,7 @@ gives Pi's JSON shape. Names are Pi's, in snake_case.
 
 from __future__ import annotations
 
+from reference.agent_run import RunModel, RunResult, ScriptedToolResult, run_agent_session
 from reference.branch import (
     BranchSummaryResult,
     NavigationResult,
@@ -151,7 +152,10 @@ __all__ = [
     "ParsedSession",
     "PromptTemplate",
     "Resources",
+    "RunModel",
+    "RunResult",
     "ScriptedReply",
+    "ScriptedToolResult",
     "SessionContext",
     "Skill",
     "SkillsResult",
@@ -199,6 +203,7 @@ __all__ = [
     "prepare_compaction",
     "read_result",
     "resolve_project_trusted",
+    "run_agent_session",
     "serialize_conversation",
     "should_compact",
     "strip_bom",

@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from reference.branch import ScriptedReply
 from reference.compaction import (
+    DEFAULT_COMPACTION_SETTINGS,
     CompactionSettings,
     get_summarization_failure,
     prepare_compaction,
@@ -35,10 +36,19 @@ from reference.session import build_session_context, build_session_path
 from reference.summary import SUMMARY_CALLS, compact, plan_compaction_requests
 from reference.tokens import calculate_context_tokens, estimate_context_tokens
 
-__all__ = ["RunModel", "RunResult", "ToolResult", "run_agent_session"]
+__all__ = ["RunModel", "RunResult", "ScriptedToolResult", "run_agent_session"]
 
 # the clock of a run starts here unless the session holds later stamps
 CLOCK_START_MS: Final = 1767225600000  # 2026-01-01T00:00:00.000Z
+# the usage of a reply that reports none
+ZERO_USAGE: Final = {
+    "input": 0,
+    "output": 0,
+    "cacheRead": 0,
+    "cacheWrite": 0,
+    "totalTokens": 0,
+    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+}
 AUTO_COMPACTION_FAILED: Final = "Auto-compaction failed: "
 OVERFLOW_RECOVERY_FAILED: Final = "Context overflow recovery failed: "
 
@@ -53,8 +63,11 @@ class RunModel:
     max_tokens: float = 0
 
 
+DEFAULT_RUN_MODEL: Final = RunModel()
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ToolResult:
+class ScriptedToolResult:
     """What a scripted tool returns for one call: a text, or an error with that text."""
 
     text: str = ""
@@ -78,7 +91,7 @@ class _Run:
     settings: CompactionSettings
     replies: Iterator[ScriptedReply]
     summary_replies: Iterator[ScriptedReply]
-    tool_results: Mapping[str, ToolResult]
+    tool_results: Mapping[str, ScriptedToolResult]
     new_ids: Iterator[str]
     clock: int
     leaf_id: Any = None
@@ -110,10 +123,10 @@ class _Run:
         self.messages.append(message)
         self.events.append({"type": "message", "role": message["role"]})
 
-    def branch(self) -> tuple[dict[str, Any], ...]:
+    def branch(self) -> tuple[Mapping[str, Any], ...]:
         return build_session_path(self.entries, self.leaf_id) if self.leaf_id is not None else ()
 
-    def latest_compaction(self) -> dict[str, Any] | None:
+    def latest_compaction(self) -> Mapping[str, Any] | None:
         return next((e for e in reversed(self.branch()) if e.get("type") == "compaction"), None)
 
 
@@ -146,9 +159,9 @@ def run_agent_session(
     *,
     replies: Sequence[ScriptedReply],
     summary_replies: Sequence[ScriptedReply] = (),
-    tool_results: Mapping[str, ToolResult] | None = None,
-    model: RunModel = RunModel(),
-    settings: CompactionSettings = CompactionSettings(),
+    tool_results: Mapping[str, ScriptedToolResult] | None = None,
+    model: RunModel = DEFAULT_RUN_MODEL,
+    settings: CompactionSettings = DEFAULT_COMPACTION_SETTINGS,
     new_ids: Iterator[str],
 ) -> RunResult:
     """Create an agent session over `entries`, send `prompts` in turn, and record where
@@ -163,7 +176,10 @@ def run_agent_session(
     stamps = [
         s
         for e in entries
-        for s in (_stamp_ms(e.get("timestamp")), _stamp_ms((e.get("message") or {}).get("timestamp")))
+        for s in (
+            _stamp_ms(e.get("timestamp")),
+            _stamp_ms((e.get("message") or {}).get("timestamp")),
+        )
         if s is not None
     ]
     run = _Run(
@@ -214,7 +230,7 @@ def _prompt(run: _Run, text: str) -> None:
             "api": "anthropic-messages",
             "provider": run.model.provider,
             "model": run.model.id,
-            "usage": dict(reply.usage),
+            "usage": dict(reply.usage) if reply.usage is not None else dict(ZERO_USAGE),
             "stopReason": reply.stop_reason,
             "timestamp": run.now(),
         }
@@ -252,7 +268,7 @@ def _model_call(
 
 
 def _tool_result(run: _Run, call: Mapping[str, Any]) -> dict[str, Any]:
-    scripted = run.tool_results.get(call.get("id"))
+    scripted = run.tool_results.get(str(call.get("id")))
     if scripted is None:
         raise InvalidInput(f"toolResults.{call.get('id')}", "the tool call needs a scripted result")
     return {
@@ -278,7 +294,9 @@ def _check_compaction(run: _Run, message: Mapping[str, Any], *, skip_aborted: bo
         return
     window = run.model.context_window
     usage = message.get("usage") or {}
-    same_model = message.get("provider") == run.model.provider and message.get("model") == run.model.id
+    same_model = (
+        message.get("provider") == run.model.provider and message.get("model") == run.model.id
+    )
     if same_model:
         prompt_tokens = usage.get("input", 0) + usage.get("cacheRead", 0)
         if stop == "length" and (

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from reference import branch, compaction, messages, session, tokens
+from reference import agent_run, branch, compaction, messages, session, tokens
 from reference._jsjson import js_stringify
 from reference.errors import InvalidInput
 
@@ -112,3 +112,55 @@ def test_branch_summary_suffix_has_no_newline() -> None:
     """A branch summary reaches the model as prefix + summary + '</summary>'."""
     [converted] = messages.convert_to_llm([{"role": "branchSummary", "summary": "S"}])
     assert converted["content"][0]["text"].endswith("S</summary>")
+
+
+class TestAgentRun:
+    """run_agent_session: the scripted run refuses what it cannot answer, by name."""
+
+    @staticmethod
+    def _run(**overrides: object) -> agent_run.RunResult:
+        options: dict = {
+            "replies": [
+                branch.ScriptedReply(content=({"type": "text", "text": "ok"},), stop_reason="stop")
+            ],
+            "model": agent_run.RunModel(context_window=400),
+            "new_ids": (f"new-{n}" for n in itertools.count(1)),
+        }
+        options.update(overrides)
+        return agent_run.run_agent_session([], ["go"], **options)  # type: ignore[arg-type]
+
+    def test_new_session_starts_with_model_and_thinking_level(self) -> None:
+        """A new session's first entries are model_change and thinking_level_change."""
+        ran = self._run()
+        assert [e["type"] for e in ran.appended[:2]] == ["model_change", "thinking_level_change"]
+        assert ran.leaf_id == "new-4"
+
+    def test_missing_reply_names_the_field(self) -> None:
+        with pytest.raises(InvalidInput) as caught:
+            self._run(replies=[])
+        assert caught.value.field == "replies"
+
+    def test_unasked_reply_is_refused(self) -> None:
+        reply = branch.ScriptedReply(content=(), stop_reason="stop")
+        with pytest.raises(InvalidInput, match="never asked for"):
+            self._run(replies=[reply, reply])
+
+    def test_tool_call_without_result_names_the_call(self) -> None:
+        call = branch.ScriptedReply(
+            content=({"type": "toolCall", "id": "c9", "name": "t", "arguments": {}},),
+            stop_reason="toolUse",
+        )
+        with pytest.raises(InvalidInput) as caught:
+            self._run(replies=[call])
+        assert caught.value.field == "toolResults.c9"
+
+    def test_recoverable_length_stop_is_not_modelled(self) -> None:
+        """A length stop under the model's maxTokens takes Pi's compact-and-retry path."""
+        cut = branch.ScriptedReply(
+            content=({"type": "text", "text": "x"},),
+            stop_reason="length",
+            usage={"input": 10, "output": 5, "totalTokens": 15},
+        )
+        model = agent_run.RunModel(context_window=400, max_tokens=100)
+        with pytest.raises(InvalidInput, match="not modelled"):
+            self._run(replies=[cut], model=model)

@@ -4,6 +4,7 @@
 possible), with user, assistant (text and tool calls) and tool-result messages, some
 metadata entries, and occasionally a compaction; `tree_with_leaves` adds two of its ids.
 Timestamps are fixed ISO strings, so every draw is valid input for every op.
+`agent_runs` draws whole scripted runs for `session.run`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-__all__ = ["ZERO_USAGE", "linear_sessions", "session_trees", "tree_with_leaves"]
+__all__ = ["ZERO_USAGE", "agent_runs", "linear_sessions", "session_trees", "tree_with_leaves"]
 
 ZERO_USAGE = {
     "input": 0,
@@ -109,3 +110,53 @@ def tree_with_leaves(draw: st.DrawFn) -> tuple[list[dict[str, Any]], str, str]:
     entries = draw(session_trees())
     ids = [e["id"] for e in entries]
     return entries, draw(st.sampled_from(ids)), draw(st.sampled_from(ids))
+
+
+def _run_usage(draw: st.DrawFn) -> dict[str, Any]:
+    kind = draw(st.sampled_from(["total", "parts", "zero"]))
+    total = draw(st.integers(0, 420))
+    if kind == "zero":
+        return dict(ZERO_USAGE)
+    if kind == "parts":  # totalTokens 0: the parts are summed
+        return {**ZERO_USAGE, "input": total, "output": draw(st.integers(0, 40))}
+    return _usage(total)
+
+
+@st.composite
+def agent_runs(draw: st.DrawFn) -> dict[str, Any]:
+    """`session.run` arguments: 1 to 3 prompts, each answered by up to two tool-call
+    replies and a final reply that stops, errors or is aborted; random usages around a
+    400-token window with 100 reserved; enough summary replies for every compaction."""
+    replies: list[dict[str, Any]] = []
+    results: dict[str, dict[str, Any]] = {}
+    prompts = draw(st.lists(st.text(alphabet="ab é\n", max_size=400), min_size=1, max_size=3))
+    for _ in prompts:
+        for _ in range(draw(st.integers(0, 2))):
+            call_id = f"c{len(results) + 1}"
+            replies.append(
+                {
+                    "content": [
+                        {"type": "toolCall", "id": call_id, "name": "probe", "arguments": {}}
+                    ],
+                    "stopReason": "toolUse",
+                    "usage": _run_usage(draw),
+                }
+            )
+            results[call_id] = {
+                "text": "r" * draw(st.integers(0, 400)),
+                "isError": draw(st.booleans()),
+            }
+        stop = draw(st.sampled_from(["stop", "stop", "error", "aborted"]))
+        final: dict[str, Any] = {"text": draw(_TEXT), "stopReason": stop, "usage": _run_usage(draw)}
+        if stop == "error":
+            final["errorMessage"] = "upstream boom"
+        replies.append(final)
+    return {
+        "model": {"id": "m1", "contextWindow": 400},
+        "settings": {"reserveTokens": 100, "keepRecentTokens": draw(st.integers(0, 120))},
+        "prompts": prompts,
+        "replies": replies,
+        "toolResults": results,
+        "summaryReplies": [{"text": f"summary {n}"} for n in range(12)],
+        "timestamp": "2026-06-01T00:00:00.000Z",
+    }

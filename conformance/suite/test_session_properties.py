@@ -11,14 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.adapters.base import Implementation
 from conformance.adapters.reference import handle
 from conformance.check import require_op
 from conformance.compare import differences, render
-from conformance.strategies.sessions import linear_sessions, session_trees, tree_with_leaves
+from conformance.strategies.sessions import (
+    agent_runs,
+    linear_sessions,
+    session_trees,
+    tree_with_leaves,
+)
 
 B4 = "compaction_threshold"
 B5 = "lca_navigation"
@@ -146,3 +151,32 @@ def test_branch_prepare_matches_reference(
 ) -> None:
     """Differential: prepareBranchEntries equals the reference, any budget."""
     _differential(impl, "branch.prepare", {"entries": entries, "tokenBudget": budget})
+
+
+@pytest.mark.ctxspec_property(boundary=B4, op="session.run", rule="CP-12")
+@settings(max_examples=40)
+@given(args=agent_runs())
+def test_compaction_only_at_checkpoints(impl: Implementation, args: dict[str, Any]) -> None:
+    """A run compacts only at a checkpoint: after a tool batch, after the run's last
+    reply, or before a prompt; each compaction that ends well appended its entry."""
+    ran = _call(impl, "session.run", args)
+    events = ran["events"]
+    for at, event in enumerate(events):
+        if event["type"] == "compaction_start":
+            before = events[at - 1]
+            assert before["type"] == "prompt" or before.get("role") in ("toolResult", "assistant")
+        if event["type"] == "compaction_end" and "errorMessage" not in event:
+            entries = [e for e in ran["appended"] if e["type"] == "compaction"]
+            assert any(
+                e["tokensBefore"] == event["tokensBefore"]
+                and e["firstKeptEntryId"] == event["firstKeptEntryId"]
+                for e in entries
+            )
+
+
+@pytest.mark.ctxspec_property(boundary=B4, op="session.run", rule="CP-12")
+@settings(max_examples=40)
+@given(args=agent_runs())
+def test_agent_run_matches_reference(impl: Implementation, args: dict[str, Any]) -> None:
+    """Differential: a whole scripted run (events, entries, context) equals the reference."""
+    _differential(impl, "session.run", args)

@@ -38,7 +38,9 @@ def _run(a: Mapping[str, Any]) -> dict[str, Any]:
             _reply(r, f"summaryReplies[{i}]") for i, r in enumerate(a.get("summaryReplies") or [])
         ],
         tool_results={
-            str(k): agent_run.ToolResult(text=v.get("text", ""), is_error=bool(v.get("isError")))
+            str(k): agent_run.ScriptedToolResult(
+                text=v.get("text", ""), is_error=bool(v.get("isError"))
+            )
             for k, v in results.items()
         },
         model=agent_run.RunModel(
