@@ -50,7 +50,7 @@ def conform(session: nox.Session, impl: str) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """The benchmark report with plots (`ctxspec bench`); posargs are stream sizes."""
+    """The benchmark report with plots (`ctxspec bench`); posargs go to it (sizes, --compare)."""
     install(session, "test", "bench")
     session.run("ctxspec", "bench", *session.posargs)
 

@@ -1,17 +1,21 @@
 """`ctxspec bench`: one command for the whole benchmark report, with plots.
 
-    ctxspec bench [SIZE ...]          # stream sizes, default 1MiB 16MiB 64MiB
+    ctxspec bench [SIZE ...] [--batch SIZE,...] [--compare] [--save-baseline]
 
 Runs, in one process and one sitting: the streaming-tail figures (reference, the real Pi
-timed inside Node, the machine's `wc`/`cat`/`tail`/`tee`) per size and flavour; peak
-memory per size; the session helpers at 1k/10k/100k entries against Pi; the estimate
-accuracy table. Writes `reports/bench-<UTC time>/report.md`, `results.json` and two
-plots (throughput vs input size, session cost vs entries). Figures are one run's medians
-on whatever machine runs it: compare ratios, not times.
+timed inside Node, the machine's `wc`/`cat`/`dd`/`tail`/`tee`) per size (default 1MiB
+16MiB 64MiB) and flavour; peak memory per size, reference and Pi; batch head/tail against
+Pi (default 16MiB,64MiB); the session helpers at 1k/10k/100k entries against Pi; the
+estimate accuracy table. Writes `reports/bench-<UTC time>/report.md`, `results.json` and
+four plots (throughput, ratio to Pi and peak memory against input size; session cost
+against entries). `--compare` checks this run's ratios against `benchmarks/baseline.json`
+(`benchmarks/compare.py`) and exits 1 on a regression; `--save-baseline` rewrites it.
+Figures are one run's medians on whatever machine runs it: compare ratios, not times.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import json
@@ -31,7 +35,9 @@ import matplotlib.pyplot as plt
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import estimate_accuracy  # noqa: E402  (sibling scripts, not an installed package)
+import batch_figures  # noqa: E402  (sibling scripts, not an installed package)
+import compare  # noqa: E402
+import estimate_accuracy  # noqa: E402
 import stream_figures  # noqa: E402
 import stream_memory  # noqa: E402
 
@@ -40,11 +46,12 @@ from corpora.generators.logs import cached_stream_log  # noqa: E402
 SESSION_SIZES = "1000,10000,100000"
 
 
-def _captured(run: Any, *args: Any) -> str:
+def _captured(run: Any, *args: Any) -> tuple[str, Any]:
+    """What `run` prints (a Markdown table) and what it returns."""
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        run(*args)
-    return buffer.getvalue().strip()
+        value = run(*args)
+    return buffer.getvalue().strip(), value
 
 
 def _throughput(sizes: list[str]) -> dict[str, dict[str, float]]:
@@ -118,37 +125,89 @@ def _plot(
     plt.close(figure)
 
 
+def _ratio_series(current: dict[str, float]) -> dict[str, dict[str, float]]:
+    """The ratios against Pi by input size, for the plot."""
+    series: dict[str, dict[str, float]] = {}
+    for name, value in current.items():
+        kind, _, rest = name.partition(" ")
+        size, _, what = rest.partition(": ")
+        if kind in ("stream", "batch") and what.endswith("/ Pi"):
+            series.setdefault(f"{kind} {what}", {})[size] = value
+    return series
+
+
+def _memory_series(memory: dict[str, dict[str, float | None]]) -> dict[str, dict[str, float]]:
+    series: dict[str, dict[str, float]] = {}
+    for size, row in memory.items():
+        for who, label in (("reference", "reference"), ("pi", "Pi 0.85.0")):
+            peak = row.get(f"{who}PeakMiB")
+            if peak is not None:
+                series.setdefault(f"{label} peak RSS", {})[size] = peak
+    return series
+
+
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="ctxspec bench")
+    parser.add_argument("sizes", nargs="*", default=["1MiB", "16MiB", "64MiB"])
+    parser.add_argument("--batch", default="16MiB,64MiB", help="batch head/tail sizes")
+    parser.add_argument("--compare", action="store_true", help="gate on benchmarks/baseline.json")
+    parser.add_argument("--baseline", type=Path, default=compare.BASELINE)
+    parser.add_argument("--tolerance", type=float, default=compare.TOLERANCE)
+    parser.add_argument("--save-baseline", action="store_true", help="write this run's ratios")
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str]) -> int:
-    sizes = argv or ["1MiB", "16MiB", "64MiB"]
+    options = _arguments(argv)
+    sizes = options.sizes
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     out = Path.cwd() / "reports" / f"bench-{stamp}"
     out.mkdir(parents=True, exist_ok=True)
     print(f"ctxspec bench: writing {out}", file=sys.stderr)
     throughput = _throughput(sizes)
+    stream_table, _ = _captured(stream_figures.main, sizes)
+    memory_table, memory = _captured(stream_memory.main, sizes)
+    batch_sizes = [s for s in options.batch.split(",") if s]
+    batch_table, batch = _captured(batch_figures.main, batch_sizes)
     sessions = _sessions(out)
-    _plot(
-        throughput,
-        out / "stream-throughput.png",
-        "input size (MiB)",
-        "MiB/s",
-        lambda label: stream_memory.parse_size(label) / 2**20,
-    )
+    results = {
+        "throughputMiBs": throughput,
+        "memoryMiB": memory,
+        "batchNs": batch,
+        "sessionsMs": sessions,
+    }
+    current = compare.ratios(results)
+    to_mib = lambda label: stream_memory.parse_size(label) / 2**20  # noqa: E731
+    _plot(throughput, out / "stream-throughput.png", "input size (MiB)", "MiB/s", to_mib)
+    _plot(_ratio_series(current), out / "ratio-vs-pi.png", "input size (MiB)", "× Pi", to_mib)
+    _plot(_memory_series(memory), out / "memory.png", "input size (MiB)", "peak RSS (MiB)", to_mib)
     _plot(sessions, out / "session-scaling.png", "entries", "median ms", int)
     sections = [
         f"# ctxspec benchmark report ({stamp})",
         "Medians of one run on this machine; compare ratios, not times.",
-        "## Streaming tail\n\n![throughput](stream-throughput.png)\n\n"
-        + _captured(stream_figures.main, sizes),
-        "## Peak memory of the streaming tail\n\n" + _captured(stream_memory.main, sizes),
+        "## Streaming tail\n\n![throughput](stream-throughput.png)\n\n" + stream_table,
+        "## Ratios against Pi 0.85.0\n\n![ratio](ratio-vs-pi.png)",
+        "## Peak memory of the streaming tail\n\n![memory](memory.png)\n\n" + memory_table,
+        "## Batch head and tail\n\n" + batch_table,
         "## Session helpers\n\n![scaling](session-scaling.png)",
-        "## Estimate accuracy\n\n" + _captured(estimate_accuracy.main),
+        "## Estimate accuracy\n\n" + _captured(estimate_accuracy.main)[0],
     ]
+    status = 0
+    if options.compare:
+        baseline = compare.load_baseline(options.baseline)
+        regressions = compare.compare(current, baseline, options.tolerance)
+        gate = compare.render(current, baseline, regressions)
+        verdict = f"{len(regressions)} regressions (tolerance {options.tolerance:.0%})"
+        sections.append(f"## Against the baseline: {verdict}\n\n{gate}")
+        print(gate + "\n" + verdict, file=sys.stderr)
+        status = 1 if regressions else 0
+    if options.save_baseline:
+        compare.save_baseline(current, options.baseline)
     (out / "report.md").write_text("\n\n".join(sections) + "\n")
-    (out / "results.json").write_text(
-        json.dumps({"throughputMiBs": throughput, "sessionsMs": sessions}, indent=1) + "\n"
-    )
+    results["ratios"] = current
+    (out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
     print(out / "report.md")
-    return 0
+    return status
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ UNITS = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
 MACHINE = {
     "wc -l": "wc -l < {log} > /dev/null",
     "cat > FILE": "cat {log} > {out}",
+    "cat | dd of=FILE bs=1M": "cat {log} | dd of={out} bs=1M status=none",
     "cat | tail -c": "cat {log} | tail -c 51200 > /dev/null",
     "cat | tee | tail -c": "cat {log} | tee {out} | tail -c 51200 > /dev/null",
 }

@@ -5,17 +5,22 @@
 Each size runs in a fresh Python process that reads the cached log in 64 KiB chunks from
 disk (so the input itself is never held) through `persist_stream`, and reports its peak
 RSS (`VmHWM`) next to the same process's RSS before streaming (interpreter and
-imports). The difference is what the accumulator and its persistence cost.
+imports). The difference is what the accumulator and its persistence cost. Pi's figures
+come the same way from `pi_stream_memory.mjs` (a Node read stream of 64 KiB chunks into
+`OutputAccumulator`, `maxRSS` against the RSS once Pi is loaded).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
+from conformance.adapters.pi import ensure_installed
 from corpora.generators.logs import cached_stream_log
 
 CACHE = Path(__file__).resolve().parent.parent / ".cache" / "bench"
@@ -45,21 +50,66 @@ def parse_size(text: str) -> int:
     return int(text)
 
 
-def main(sizes: list[str]) -> None:
-    print("| input | RSS before | peak RSS | streaming cost |")
-    print("|---|---|---|---|")
-    for label in sizes:
-        log = cached_stream_log("mixed", parse_size(label), CACHE)
+def _reference(log: Path) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as scratch:
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD, str(log), scratch],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    return dict(json.loads(out))
+
+
+def _pi(log: Path) -> dict[str, Any] | None:
+    """Pi's figures from `pi_stream_memory.mjs`, or None when Pi cannot be run here."""
+    try:
+        install = ensure_installed(quiet=True)
+        script = Path(__file__).resolve().parent / "pi_stream_memory.mjs"
         with tempfile.TemporaryDirectory() as scratch:
             out = subprocess.run(
-                [sys.executable, "-c", CHILD, str(log), scratch],
+                [str(install.node), str(script), str(install.package_dir), str(log)],
                 capture_output=True,
                 text=True,
                 check=True,
+                env={**os.environ, "TMPDIR": scratch},
             ).stdout
-        report = json.loads(out)
-        before, peak = report["beforeKiB"] / 1024, report["peakKiB"] / 1024
-        print(f"| {label} | {before:.1f} MiB | {peak:.1f} MiB | {peak - before:.1f} MiB |")
+    except Exception as error:  # Pi unavailable: report the reference alone
+        print(f"<!-- Pi not measured: {error} -->", file=sys.stderr)
+        return None
+    return dict(json.loads(out))
+
+
+def measure(label: str) -> dict[str, float | None]:
+    """Peak RSS and its growth over the loaded process, MiB, reference and Pi."""
+    log = cached_stream_log("mixed", parse_size(label), CACHE)
+    ours, theirs = _reference(log), _pi(log)
+    mib = 1024.0
+    return {
+        "referenceBeforeMiB": ours["beforeKiB"] / mib,
+        "referencePeakMiB": ours["peakKiB"] / mib,
+        "piBeforeMiB": None if theirs is None else theirs["beforeKiB"] / mib,
+        "piPeakMiB": None if theirs is None else theirs["peakKiB"] / mib,
+    }
+
+
+def main(sizes: list[str]) -> dict[str, dict[str, float | None]]:
+    columns = ["RSS before", "peak RSS", "streaming cost"]
+    heads = [f"reference: {columns[0]}", *columns[1:], f"Pi 0.85.0: {columns[0]}", *columns[1:]]
+    print("| input | " + " | ".join(heads) + " |")
+    print("|---|---|---|---|---|---|---|")
+    figures = {}
+    for label in sizes:
+        row = figures[label] = measure(label)
+        cells = []
+        for who in ("reference", "pi"):
+            before, peak = row[f"{who}BeforeMiB"], row[f"{who}PeakMiB"]
+            if before is None or peak is None:
+                cells += ["–", "–", "–"]
+            else:
+                cells += [f"{before:.1f} MiB", f"{peak:.1f} MiB", f"{peak - before:.1f} MiB"]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    return figures
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
                     [--boundary B] [--junit FILE] [--json FILE] [--md FILE] [-n N] [-- pytest args]
     ctxspec impl install pi@0.85.0      install the real Pi into the cache (for CI caching)
     ctxspec cases list|lint             the corpus: one line per case, or its lint
-    ctxspec bench [SIZE ...]            the benchmark report with plots (needs the bench group)
+    ctxspec bench [SIZE ...] [--compare]  benchmark report with plots; ratio gate (bench group)
 
 Exit status: 0 when nothing failed, errored or passed unexpectedly; pytest's otherwise
 (1 failures, 2 interrupted or a broken corpus, 4 bad usage, 5 nothing selected).
@@ -117,6 +117,16 @@ def _bench(options: argparse.Namespace) -> int:
         print("ctxspec: bench runs from a checkout (benchmarks/ is not installed)", file=sys.stderr)
         return 2
     command = [sys.executable, str(root / "report.py"), *options.sizes]
+    if options.batch is not None:
+        command += ["--batch", options.batch]
+    if options.compare:
+        command.append("--compare")
+    if options.baseline is not None:
+        command += ["--baseline", str(options.baseline)]
+    if options.tolerance is not None:
+        command += ["--tolerance", str(options.tolerance)]
+    if options.save_baseline:
+        command.append("--save-baseline")
     return subprocess.run(command, check=False).returncode
 
 
@@ -164,6 +174,13 @@ def _parser() -> argparse.ArgumentParser:
 
     bench = commands.add_parser("bench", help="write the benchmark report (needs the bench group)")
     bench.add_argument("sizes", nargs="*", help="stream input sizes, e.g. 16MiB 256MiB 1GiB")
+    bench.add_argument("--batch", metavar="SIZE,...", help="batch head/tail sizes (16MiB,64MiB)")
+    bench.add_argument(
+        "--compare", action="store_true", help="fail when a ratio falls below the baseline"
+    )
+    bench.add_argument("--baseline", type=Path, help="baseline file (benchmarks/baseline.json)")
+    bench.add_argument("--tolerance", type=float, help="allowed fall of a ratio (0.25)")
+    bench.add_argument("--save-baseline", action="store_true", help="write this run's ratios")
     bench.set_defaults(run=_bench)
     return parser
 

@@ -31,17 +31,28 @@ from reference.truncate import (
 
 __all__ = [
     "DEFAULT_GREP_LIMIT",
+    "GREP_PATH_MISSING",
     "NO_MATCHES",
     "NO_OUTPUT",
+    "READ_DIRECTORY",
+    "READ_MISSING",
     "GrepMatch",
     "ToolResult",
     "bash_result",
     "context_lines",
+    "grep_path_missing",
     "grep_result",
+    "read_directory",
+    "read_missing",
     "read_result",
 ]
 
 NO_OUTPUT = "(no output)"
+# READ-5 / GREP-5: what a call on a path that is not there (or not a file) is answered;
+# the read texts are Node's own errors, which Pi passes on
+READ_MISSING = "ENOENT: no such file or directory, access '{path}'"
+READ_DIRECTORY = "EISDIR: illegal operation on a directory, read"
+GREP_PATH_MISSING = "Path not found: {path}"
 NO_MATCHES = "No matches found"
 DEFAULT_GREP_LIMIT = 100
 _LIMIT = format_size(DEFAULT_MAX_BYTES)  # "50.0KB", as every notice prints it
@@ -76,6 +87,21 @@ class GrepMatch:
     line: int
     text: str
     file_lines: tuple[str, ...] = field(default=(), repr=False)
+
+
+def read_missing(absolute_path: str) -> ToolResult:
+    """READ-5: read on a path that does not exist (`absolute_path`: resolved from the cwd)."""
+    return ToolResult(text=READ_MISSING.format(path=absolute_path), rejected=True)
+
+
+def read_directory() -> ToolResult:
+    """READ-5: read on a directory."""
+    return ToolResult(text=READ_DIRECTORY, rejected=True)
+
+
+def grep_path_missing(absolute_path: str) -> ToolResult:
+    """GREP-5: grep under a path that does not exist."""
+    return ToolResult(text=GREP_PATH_MISSING.format(path=absolute_path), rejected=True)
 
 
 def read_result(

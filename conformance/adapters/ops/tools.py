@@ -5,8 +5,10 @@ directory), replays the bash output through the persisting accumulator of
 `reference.edge.persist` (a real temp file, hashed and deleted; its path shown as
 `<fullOutputPath>`), and searches the tree for grep with Python's `re` (or a literal
 search) line by line, files in path order. That search stands in for ripgrep only for
-the simple patterns the cases use: no .gitignore, no glob, no binary detection, and
-ripgrep's own output order is unspecified (cases search one file).
+the simple patterns the cases use: no .gitignore, no binary detection, and ripgrep's own
+output order is unspecified (cases search one file). A `glob` is a gitignore-style
+pattern (`pathspec`), as ripgrep's `--glob` is: without a "/" it matches a file name at any
+depth; with one it is anchored at the session's cwd, where Pi's ripgrep runs (GREP-6).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import posixpath
 import re
 from collections.abc import Mapping
 from typing import Any, Final
+
+import pathspec
 
 from conformance.adapters.ops import Handler
 from conformance.adapters.ops.stream import chunks_of, read_back
@@ -43,6 +47,14 @@ def _files(tree: Mapping[str, Any]) -> dict[str, bytes]:
     return files
 
 
+def _is_directory(tree: Mapping[str, Any], files: Mapping[str, bytes], path: str) -> bool:
+    inside = path.rstrip("/") + "/"
+    named = any(
+        ("/" + str(raw)).rstrip("/") == path.rstrip("/") for raw in tree if str(raw).endswith("/")
+    )
+    return named or path == "/" or any(p.startswith(inside) for p in files)
+
+
 def _resolve(args: Mapping[str, Any], path: str) -> str:
     cwd = str(args.get("cwd") or "/")
     path = path.removeprefix("@")
@@ -56,7 +68,9 @@ def read(args: Mapping[str, Any]) -> dict[str, Any]:
     files = _files(args.get("tree") or {})
     target = _resolve(args, path)
     if target not in files:
-        raise InvalidInput("path", f"{target} is not a file of the tree")
+        tree = args.get("tree") or {}
+        rejection = tools.read_directory() if _is_directory(tree, files, target) else None
+        return (rejection or tools.read_missing(target)).to_pi()
     return tools.read_result(
         files[target], path=path, offset=args.get("offset"), limit=args.get("limit")
     ).to_pi()
@@ -98,9 +112,23 @@ def grep(args: Mapping[str, Any]) -> dict[str, Any]:
     context = int(args.get("context") or 0)
     if root in files:
         searched = {posixpath.basename(root): files[root]}
-    else:
+    elif _is_directory(args.get("tree") or {}, files, root):
         prefix = root.rstrip("/") + "/"
         searched = {p.removeprefix(prefix): d for p, d in files.items() if p.startswith(prefix)}
+    else:
+        return tools.grep_path_missing(root).to_pi()
+    glob = args.get("glob")
+    if glob is not None:
+        if not isinstance(glob, str):
+            raise InvalidInput("glob", "must be a string")
+        spec = pathspec.PathSpec.from_lines("gitignore", [glob])
+        cwd = _resolve(args, ".")
+        base = root if root not in files else posixpath.dirname(root)
+        searched = {
+            rel: data
+            for rel, data in searched.items()
+            if spec.match_file(posixpath.relpath(posixpath.join(base, rel), cwd))
+        }
     flags = re.IGNORECASE if args.get("ignoreCase") else 0
     expression = re.compile(re.escape(pattern) if args.get("literal") else pattern, flags)
     matches: list[tools.GrepMatch] = []

@@ -89,14 +89,27 @@ export default async function toolOps({ load }) {
     }
   }
 
+  // Pi starts ripgrep in its own process directory, which is the session's cwd when Pi
+  // runs in a project (ripgrep anchors a glob with a "/" there): the call runs from it
   const GREP_OPTIONS = ["glob", "ignoreCase", "literal", "context", "limit"];
   const grep = (a) =>
-    inTree(a, (real) => {
-      const tool = createGrepToolDefinition(real(a.cwd ?? "/"));
+    inTree(a, async (real) => {
+      const cwd = real(a.cwd ?? "/");
+      const tool = createGrepToolDefinition(cwd);
       const params = { pattern: a.pattern };
       if (a.path !== undefined) params.path = toReal(real, a.path);
       for (const key of GREP_OPTIONS) if (a[key] !== undefined) params[key] = a[key];
-      return outcome(() => tool.execute("ctxspec", params));
+      const before = process.cwd();
+      try {
+        process.chdir(cwd);
+      } catch {
+        // a cwd that is not a directory of the tree: Pi's own error comes from execute
+      }
+      try {
+        return await outcome(() => tool.execute("ctxspec", params));
+      } finally {
+        process.chdir(before);
+      }
     });
 
   return { "tool.read": read, "tool.bash": bash, "tool.grep": grep };
