@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 BASELINE = Path(__file__).resolve().parent / "baseline.json"
-TOLERANCE = 0.25
+# one run's ratios on the 2-core shared machine moved by up to ~20% between two
+# measurements of the same thing, so a fall has to exceed 30% to count
+TOLERANCE = 0.3
 
 _PI_STREAM = "Pi 0.85.0 (tail + persist)"
 _STREAM_RATIOS = {  # (reference measure, other measure)

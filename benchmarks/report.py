@@ -22,7 +22,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -41,8 +40,6 @@ import estimate_accuracy  # noqa: E402
 import stream_figures  # noqa: E402
 import stream_memory  # noqa: E402
 
-from corpora.generators.logs import cached_stream_log  # noqa: E402
-
 SESSION_SIZES = "1000,10000,100000"
 
 
@@ -54,15 +51,13 @@ def _captured(run: Any, *args: Any) -> tuple[str, Any]:
     return buffer.getvalue().strip(), value
 
 
-def _throughput(sizes: list[str]) -> dict[str, dict[str, float]]:
-    """MiB/s per measure and size on the mixed log (the plot's data)."""
+def _throughput(measured: dict[str, dict[str, dict[str, float]]]) -> dict[str, dict[str, float]]:
+    """MiB/s per measure and size on the mixed log (the plot's and the gate's data)."""
     series: dict[str, dict[str, float]] = {}
-    with tempfile.TemporaryDirectory() as scratch:
-        for label in sizes:
-            size = stream_memory.parse_size(label)
-            log = cached_stream_log("mixed", size, stream_figures.CACHE, seed=3)
-            for name, seconds in stream_figures.figures(log, Path(scratch)).items():
-                series.setdefault(name, {})[label] = size / seconds / 2**20
+    for label, flavours in measured.items():
+        size = stream_memory.parse_size(label)
+        for name, seconds in flavours["mixed"].items():
+            series.setdefault(name, {})[label] = size / seconds / 2**20
     return series
 
 
@@ -164,8 +159,8 @@ def main(argv: list[str]) -> int:
     out = Path.cwd() / "reports" / f"bench-{stamp}"
     out.mkdir(parents=True, exist_ok=True)
     print(f"ctxspec bench: writing {out}", file=sys.stderr)
-    throughput = _throughput(sizes)
-    stream_table, _ = _captured(stream_figures.main, sizes)
+    stream_table, measured = _captured(stream_figures.main, sizes)
+    throughput = _throughput(measured)
     memory_table, memory = _captured(stream_memory.main, sizes)
     batch_sizes = [s for s in options.batch.split(",") if s]
     batch_table, batch = _captured(batch_figures.main, batch_sizes)

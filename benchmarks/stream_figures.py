@@ -83,8 +83,10 @@ def figures(path: Path, scratch: Path) -> dict[str, float]:
     return out
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str]) -> dict[str, dict[str, dict[str, float]]]:
+    """Print one table per size; return the seconds by size, flavour and measure."""
     sizes = argv or ["16MiB"]
+    measured: dict[str, dict[str, dict[str, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for size_text in sizes:
             size = int(size_text[:-3]) * UNITS[size_text[-3:]]
@@ -93,6 +95,7 @@ def main(argv: list[str]) -> None:
                 f: figures(cached_stream_log(f, size, CACHE, seed=3), Path(tmp))
                 for f in STREAM_FLAVOURS
             }
+            measured[size_text] = rows
             names = list(next(iter(rows.values())))
             print("| measure | " + " | ".join(STREAM_FLAVOURS) + " |")
             print("|---|" + "---|" * len(STREAM_FLAVOURS))
@@ -105,6 +108,7 @@ def main(argv: list[str]) -> None:
                         f"{seconds * 1e3:.1f} ms, {size / seconds / 2**20:.0f} MiB/s, ×{ratio:.1f}"
                     )
                 print(f"| {name.replace('|', chr(92) + '|')} | " + " | ".join(cells) + " |")
+    return measured
 
 
 if __name__ == "__main__":
