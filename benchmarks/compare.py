@@ -5,7 +5,9 @@ programs timed on the same input in the same run moves much less. So the gate co
 ratios only, each "higher is better" (the reference's throughput over Pi's or over the
 machine's own commands), and fails when one falls more than `tolerance` below its
 baseline. Ratios missing on either side (a size not run, Pi not installed) are listed,
-never failed.
+never failed. The session-helper ratios are listed but not gated: they time a few
+milliseconds in two processes (pytest-benchmark, then Node), and two runs minutes apart
+moved them by up to 2x on this machine, where the streaming and batch ratios moved < 35%.
 """
 
 from __future__ import annotations
@@ -64,14 +66,19 @@ def ratios(results: dict[str, Any]) -> dict[str, float]:
     return out
 
 
+def gated(name: str) -> bool:
+    """Whether a ratio can fail the gate (see the module docstring)."""
+    return not name.startswith("sessions ")
+
+
 def compare(
     current: dict[str, float], baseline: dict[str, float], tolerance: float = TOLERANCE
 ) -> list[Regression]:
-    """The ratios that fell more than `tolerance` (a fraction) below the baseline."""
+    """The gated ratios that fell more than `tolerance` (a fraction) below the baseline."""
     return [
         Regression(name, baseline[name], value)
         for name, value in sorted(current.items())
-        if name in baseline and value < baseline[name] * (1 - tolerance)
+        if gated(name) and name in baseline and value < baseline[name] * (1 - tolerance)
     ]
 
 
