@@ -24,6 +24,12 @@ The rules, each tagged with its id in the corpus (corpora/README.md, ST-*):
   `snapshot(persist_if_truncated=True)` that leaves it over a limit;
 - STREAM-6 appending after `finish()` is refused (`FinishedAccumulator`).
 
+Speed: a chunk that starts on a character is checked and counted in one pass by the C
+scan of `reference._speedups` when it is built (setup.py; `reference.stream._SCAN = None`
+turns it off), else by CPython's strict decoder and `bytes.count`; valid UTF-8 is then its own
+decoded form and only invalid chunks go through the replacing decoder. Both paths give the
+same results (tests/test_reference_stream.py checks the scan against CPython's decoder).
+
 Pi cuts the window once per append, so the snapshot depends on how the bytes were
 chunked (§2 ST-2 of pi-0.85-behavior.md): chunks are significant input here, not an
 implementation detail.
@@ -32,6 +38,8 @@ implementation detail.
 from __future__ import annotations
 
 import codecs
+import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -53,6 +61,21 @@ __all__ = [
 FINISHED_MESSAGE = "Cannot append to a finished output accumulator"
 _NEWLINE = 0x0A
 _BOM = "\ufeff"
+
+
+def _load_scanner() -> Callable[[bytes], tuple[int, int, int, int]] | None:
+    """The C scan of `reference._speedups`, or None where it was not built."""
+    try:
+        speedups = importlib.import_module("reference._speedups")
+    except ImportError:
+        return None
+    scan: Callable[[bytes], tuple[int, int, int, int]] = speedups.scan_utf8
+    return scan
+
+
+# (valid, newlines, pending, last newline) of a chunk that starts on a character, in C; the
+# pure-Python path below gives the same results (tests/test_reference_stream.py)
+_SCAN = _load_scanner()
 # CPython validates UTF-8 about twice as fast in 16 KiB pieces as in 64 KiB ones (measured)
 _VALIDATE_PIECE = 16 * 1024
 
@@ -178,6 +201,17 @@ class OutputAccumulator:
 
     def _add_clean(self, data: bytes) -> None:
         """A chunk that starts on a character: valid UTF-8 is its own decoded form."""
+        if _SCAN is not None:
+            valid, newlines, pending, last = _SCAN(data)
+            if not valid:
+                self._add_text(self._decoder.decode(data))  # STREAM-1: replacement decoding
+                return
+            if pending:  # a character split at the end: the replacing decoder holds it
+                self._decoder.setstate((data[-pending:], 0))
+                self._add_decoded(memoryview(data)[:-pending], newlines, last)
+            else:
+                self._add_decoded(data, newlines, last)
+            return
         if data.isascii():
             self._add_decoded(data)
             return
@@ -191,11 +225,11 @@ class OutputAccumulator:
             self._validator.reset()
             self._add_text(self._decoder.decode(data))  # STREAM-1: replacement decoding
             return
-        pending = self._validator.getstate()
-        if pending[0]:  # a character split at the end: the replacing decoder holds it
+        held = self._validator.getstate()
+        if held[0]:  # a character split at the end: the replacing decoder holds it
             self._validator.reset()
-            self._decoder.setstate(pending)
-            data = data[: len(data) - len(pending[0])]
+            self._decoder.setstate(held)
+            data = data[: len(data) - len(held[0])]
         self._add_decoded(data)
 
     def finish(self) -> None:
@@ -248,31 +282,42 @@ class OutputAccumulator:
         if text:
             self._add_decoded(text.encode("utf-8"))
 
-    def _add_decoded(self, data: bytes) -> None:
+    def _add_decoded(
+        self, data: bytes | memoryview, newlines: int | None = None, last: int | None = None
+    ) -> None:
+        """Count decoded bytes, or take the counts the C scan made (`newlines`, `last`)."""
         # STREAM-2: counters over the decoded bytes ("\n" never hides in an invalid sequence)
+        if newlines is None or last is None:
+            raw = bytes(data)
+            newlines, last = raw.count(b"\n"), raw.rfind(b"\n")
         self._decoded_bytes += len(data)
-        self._newlines += data.count(b"\n")
-        last = data.rfind(b"\n")
+        self._newlines += newlines
         self._last_line_bytes = (
             self._last_line_bytes + len(data) if last < 0 else len(data) - last - 1
         )
         self._append_to_window(data)
 
-    def _append_to_window(self, data: bytes) -> None:
+    def _append_to_window(self, data: bytes | memoryview) -> None:
         size = len(self._tail) + len(data)
         if size <= 2 * self._roll:
             self._tail += data
             return
         # STREAM-3: keep the last `roll` bytes; only the byte before the cut and what follows
-        # it are looked at, so a huge chunk is never copied whole
+        # it are looked at, and the window is trimmed in place (a bytearray drops its front
+        # without moving the rest), so a huge chunk is copied once, in part
         cut = size - self._roll
         held = len(self._tail)
-        segment = data[cut - 1 - held :] if cut - 1 >= held else self._tail[cut - 1 :] + data
+        if cut - 1 >= held:
+            self._tail = bytearray(memoryview(data)[cut - 1 - held :])
+        else:
+            del self._tail[: cut - 1]
+            self._tail += data
+        window = self._tail
         start = 1
-        while start < len(segment) and segment[start] & 0xC0 == 0x80:
+        while start < len(window) and window[start] & 0xC0 == 0x80:
             start += 1
-        self._starts_at_boundary = segment[start - 1] == _NEWLINE
-        self._tail = bytearray(segment[start:])
+        self._starts_at_boundary = window[start - 1] == _NEWLINE
+        del window[:start]
 
     def _total_lines(self) -> int:
         # TRUNC-1: a final "\n" opens no line, and nothing decoded means no line
