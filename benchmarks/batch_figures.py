@@ -17,13 +17,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from stream_memory import parse_size  # a sibling script
+
 from conformance.adapters.pi import ensure_installed
 from corpora.generators.logs import cached_stream_log
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE.parent / ".cache" / "bench"
 ROUNDS = 3
-UNITS = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
 CHILD = r"""
 import json, statistics, sys, time
 import reference
@@ -42,13 +43,6 @@ def median_ns(run):
 head, tail = median_ns(reference.truncate_head), median_ns(reference.truncate_tail)
 print(json.dumps({"headNs": head, "tailNs": tail, "peakKiB": high_water_kib()}))
 """
-
-
-def parse_size(text: str) -> int:
-    for unit, factor in UNITS.items():
-        if text.endswith(unit):
-            return int(text.removesuffix(unit)) * factor
-    return int(text)
 
 
 def measure(label: str) -> dict[str, Any]:

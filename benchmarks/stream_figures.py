@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from stream_memory import parse_size  # a sibling script
+
 from conformance.adapters.pi import ensure_installed
 from corpora.generators.logs import STREAM_FLAVOURS, cached_stream_log
 from reference.edge.persist import persist_stream
@@ -28,7 +30,6 @@ HERE = Path(__file__).resolve().parent
 CACHE = HERE.parent / ".cache" / "bench"
 CHUNK = 64 * 1024
 ROUNDS = 3
-UNITS = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
 MACHINE = {
     "wc -l": "wc -l < {log} > /dev/null",
     "cat > FILE": "cat {log} > {out}",
@@ -89,7 +90,7 @@ def main(argv: list[str]) -> dict[str, dict[str, dict[str, float]]]:
     measured: dict[str, dict[str, dict[str, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for size_text in sizes:
-            size = int(size_text[:-3]) * UNITS[size_text[-3:]]
+            size = parse_size(size_text)
             print(f"\n### {size_text} in {CHUNK // 1024} KiB chunks (median of {ROUNDS})\n")
             rows = {
                 f: figures(cached_stream_log(f, size, CACHE, seed=3), Path(tmp))

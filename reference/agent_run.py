@@ -22,33 +22,24 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
+from reference._jsdate import js_date_ms
 from reference.branch import ScriptedReply
 from reference.compaction import (
     DEFAULT_COMPACTION_SETTINGS,
     CompactionSettings,
-    get_summarization_failure,
     prepare_compaction,
     should_compact,
 )
 from reference.errors import InvalidInput
 from reference.messages import convert_to_llm
 from reference.session import build_session_context, build_session_path
-from reference.summary import SUMMARY_CALLS, compact, plan_compaction_requests
-from reference.tokens import calculate_context_tokens, estimate_context_tokens
+from reference.summary import compact, plan_compaction_requests, summary_refusal
+from reference.tokens import ZERO_USAGE, calculate_context_tokens, estimate_context_tokens
 
 __all__ = ["RunModel", "RunResult", "ScriptedToolResult", "run_agent_session"]
 
 # the clock of a run starts here unless the session holds later stamps
 CLOCK_START_MS: Final = 1767225600000  # 2026-01-01T00:00:00.000Z
-# the usage of a reply that reports none
-ZERO_USAGE: Final = {
-    "input": 0,
-    "output": 0,
-    "cacheRead": 0,
-    "cacheWrite": 0,
-    "totalTokens": 0,
-    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-}
 AUTO_COMPACTION_FAILED: Final = "Auto-compaction failed: "
 OVERFLOW_RECOVERY_FAILED: Final = "Context overflow recovery failed: "
 
@@ -131,17 +122,12 @@ class _Run:
 
 
 def _stamp_ms(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+    """`new Date(value).getTime()`, None where JS gives NaN or the form is local time."""
+    try:
+        stamp = js_date_ms(value)
+    except InvalidInput:
         return None
-    if isinstance(value, str):
-        try:
-            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        if parsed.tzinfo is None:
-            return None
-        return int(parsed.timestamp() * 1000)
-    return int(value)
+    return None if stamp is None else int(stamp)
 
 
 def _older_than(message: Mapping[str, Any], compaction: Mapping[str, Any] | None) -> bool:
@@ -223,7 +209,11 @@ def _prompt(run: _Run, text: str) -> None:
     )
     run.last_assistant = None
     while True:
-        reply = _model_call(run, "agent", run.replies, "replies")
+        roles = [m["role"] for m in convert_to_llm(run.messages)]
+        run.events.append({"type": "model", "kind": "agent", "roles": roles})
+        reply = next(run.replies, None)
+        if reply is None:
+            raise InvalidInput("replies", "an agent call has no scripted reply")
         message = {
             "role": "assistant",
             "content": list(reply.content),
@@ -253,18 +243,6 @@ def _prompt(run: _Run, text: str) -> None:
             _auto_compact(run, "threshold")
     if run.last_assistant is not None:  # (2) after the run
         _check_compaction(run, run.last_assistant, skip_aborted=True)
-
-
-def _model_call(
-    run: _Run, kind: str, replies: Iterator[ScriptedReply], field_name: str
-) -> ScriptedReply:
-    run.events.append(
-        {"type": "model", "kind": kind, "roles": [m["role"] for m in convert_to_llm(run.messages)]}
-    )
-    reply = next(replies, None)
-    if reply is None:
-        raise InvalidInput(field_name, f"an {kind} call has no scripted reply")
-    return reply
 
 
 def _tool_result(run: _Run, call: Mapping[str, Any]) -> dict[str, Any]:
@@ -336,7 +314,7 @@ def _auto_compact(run: _Run, reason: str) -> None:
         if reply is None:
             raise InvalidInput("summaryReplies", "a summary call has no scripted reply")
         scripted[key] = reply
-        if _refused(reply, key):
+        if summary_refusal(reply, key) is not None:
             break  # compact stops at the first refused summary
     outcome = compact(preparation, scripted, model_max_tokens=run.model.max_tokens)
     end: dict[str, Any] = {"type": "compaction_end", "reason": reason, "aborted": False}
@@ -363,12 +341,3 @@ def _auto_compact(run: _Run, reason: str) -> None:
             "firstKeptEntryId": result["firstKeptEntryId"],
         }
     )
-
-
-def _refused(reply: ScriptedReply, key: str) -> bool:
-    """Whether `compact` stops at this reply (its error ends the compaction)."""
-    failure = get_summarization_failure(
-        {"stopReason": reply.stop_reason, "errorMessage": reply.error_message},
-        SUMMARY_CALLS[key][1],
-    )
-    return failure is not None or any(b.get("type") == "toolCall" for b in reply.content)

@@ -73,11 +73,29 @@ def _load_scanner() -> Callable[[bytes], tuple[int, int, int, int]] | None:
     return scan
 
 
-# (valid, newlines, pending, last newline) of a chunk that starts on a character, in C; the
-# pure-Python path below gives the same results (tests/test_reference_stream.py)
-_SCAN = _load_scanner()
 # CPython validates UTF-8 about twice as fast in 16 KiB pieces as in 64 KiB ones (measured)
 _VALIDATE_PIECE = 16 * 1024
+
+
+def _scan_python(data: bytes) -> tuple[int, int, int, int]:
+    """The C scan's answer from CPython: `(valid, newlines, pending, last newline)` of a
+    chunk that starts on a character (`pending`: the unfinished character at its end)."""
+    if not data.isascii():
+        validator = codecs.getincrementaldecoder("utf-8")(errors="strict")
+        view = memoryview(data)
+        try:  # the decoded text is dropped, only its validity matters
+            for at in range(0, len(data), _VALIDATE_PIECE):
+                validator.decode(view[at : at + _VALIDATE_PIECE])
+        except UnicodeDecodeError:
+            return (0, 0, 0, -1)
+        pending = len(validator.getstate()[0])
+        return (1, data.count(b"\n"), pending, data.rfind(b"\n"))
+    return (1, data.count(b"\n"), 0, data.rfind(b"\n"))
+
+
+# the C scan where it was built, else `_scan_python` (tests/test_reference_stream.py checks
+# they agree)
+_SCAN = _load_scanner()
 
 
 class FinishedAccumulator(InvalidInput):
@@ -134,7 +152,6 @@ class OutputAccumulator:
         "_roll",
         "_starts_at_boundary",
         "_tail",
-        "_validator",
     )
 
     def __init__(
@@ -149,7 +166,6 @@ class OutputAccumulator:
         # STREAM-3: the window keeps `roll` bytes once it has passed twice that
         self._roll = max(2 * self._max_bytes, 1)
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._validator = codecs.getincrementaldecoder("utf-8")(errors="strict")
         self._bom_pending = True
         self._tail = bytearray()
         self._starts_at_boundary = True
@@ -201,36 +217,14 @@ class OutputAccumulator:
 
     def _add_clean(self, data: bytes) -> None:
         """A chunk that starts on a character: valid UTF-8 is its own decoded form."""
-        if _SCAN is not None:
-            valid, newlines, pending, last = _SCAN(data)
-            if not valid:
-                self._add_text(self._decoder.decode(data))  # STREAM-1: replacement decoding
-                return
-            if pending:  # a character split at the end: the replacing decoder holds it
-                self._decoder.setstate((data[-pending:], 0))
-                self._add_decoded(memoryview(data)[:-pending], newlines, last)
-            else:
-                self._add_decoded(data, newlines, last)
-            return
-        if data.isascii():
-            self._add_decoded(data)
-            return
-        view = memoryview(data)
-        try:
-            # strict, in pieces small enough for CPython's decoder to stay fast; the
-            # decoded text is dropped, only its validity matters
-            for at in range(0, len(data), _VALIDATE_PIECE):
-                self._validator.decode(view[at : at + _VALIDATE_PIECE])
-        except UnicodeDecodeError:
-            self._validator.reset()
+        valid, newlines, pending, last = (_SCAN or _scan_python)(data)
+        if not valid:
             self._add_text(self._decoder.decode(data))  # STREAM-1: replacement decoding
-            return
-        held = self._validator.getstate()
-        if held[0]:  # a character split at the end: the replacing decoder holds it
-            self._validator.reset()
-            self._decoder.setstate(held)
-            data = data[: len(data) - len(held[0])]
-        self._add_decoded(data)
+        elif pending:  # a character split at the end: the replacing decoder holds it
+            self._decoder.setstate((data[-pending:], 0))
+            self._add_decoded(memoryview(data)[:-pending], newlines, last)
+        else:
+            self._add_decoded(data, newlines, last)
 
     def finish(self) -> None:
         """No more input: a dangling partial character becomes U+FFFD (STREAM-1)."""
@@ -280,16 +274,12 @@ class OutputAccumulator:
             self._bom_pending = False
             text = text.removeprefix(_BOM)  # STREAM-1: one leading BOM only
         if text:
-            self._add_decoded(text.encode("utf-8"))
+            data = text.encode("utf-8")
+            self._add_decoded(data, data.count(b"\n"), data.rfind(b"\n"))
 
-    def _add_decoded(
-        self, data: bytes | memoryview, newlines: int | None = None, last: int | None = None
-    ) -> None:
-        """Count decoded bytes, or take the counts the C scan made (`newlines`, `last`)."""
+    def _add_decoded(self, data: bytes | memoryview, newlines: int, last: int) -> None:
+        """Add decoded bytes holding `newlines` "\n", the last at index `last` (-1: none)."""
         # STREAM-2: counters over the decoded bytes ("\n" never hides in an invalid sequence)
-        if newlines is None or last is None:
-            raw = bytes(data)
-            newlines, last = raw.count(b"\n"), raw.rfind(b"\n")
         self._decoded_bytes += len(data)
         self._newlines += newlines
         self._last_line_bytes = (

@@ -46,6 +46,7 @@ __all__ = [
     "compact",
     "history_summary_request",
     "plan_compaction_requests",
+    "summary_refusal",
     "turn_prefix_request",
 ]
 
@@ -332,12 +333,7 @@ def compact(
         reply = replies.get(key)
         if reply is None:
             raise InvalidInput(f"model.{key}", "this summary request needs a scripted reply")
-        label = SUMMARY_CALLS[key][1]
-        failure = get_summarization_failure(
-            {"stopReason": reply.stop_reason, "errorMessage": reply.error_message}, label
-        )
-        if failure is None and any(b.get("type") == "toolCall" for b in reply.content):
-            failure = f"{label} attempted to call a tool"
+        failure = summary_refusal(reply, key)
         if failure is not None:  # CP-8: nothing is produced
             return CompactionOutcome(error=failure, requests=tuple(made))
         texts[key] = "\n".join(
@@ -361,6 +357,18 @@ def compact(
         },
         requests=tuple(made),
     )
+
+
+def summary_refusal(reply: ScriptedReply, key: str) -> str | None:
+    """Why `compact` refuses the reply to its `key` call (CP-8), or None: a `length` or
+    `error` stop, or a tool call."""
+    label = SUMMARY_CALLS[key][1]
+    failure = get_summarization_failure(
+        {"stopReason": reply.stop_reason, "errorMessage": reply.error_message}, label
+    )
+    if failure is None and any(b.get("type") == "toolCall" for b in reply.content):
+        failure = f"{label} attempted to call a tool"
+    return failure
 
 
 def combine_usage(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from reference.errors import InvalidInput
 __all__ = [
     "ESTIMATED_IMAGE_CHARS",
     "INVALID_USAGE_STOP_REASONS",
+    "ZERO_USAGE",
     "ContextUsageEstimate",
     "assistant_usage",
     "calculate_context_tokens",
@@ -39,6 +40,16 @@ _CONTENT_ROLES: Final = frozenset({"user", "custom", "toolResult"})
 _SUMMARY_ROLES: Final = frozenset({"branchSummary", "compactionSummary"})
 
 Message = Mapping[str, Any]
+
+# the usage of a reply that reports none (every count and cost 0)
+ZERO_USAGE: Final = {
+    "input": 0,
+    "output": 0,
+    "cacheRead": 0,
+    "cacheWrite": 0,
+    "totalTokens": 0,
+    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -13,16 +13,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from reference.tokens import ZERO_USAGE
+
 __all__ = ["ZERO_USAGE", "agent_runs", "linear_sessions", "session_trees", "tree_with_leaves"]
 
-ZERO_USAGE = {
-    "input": 0,
-    "output": 0,
-    "cacheRead": 0,
-    "cacheWrite": 0,
-    "totalTokens": 0,
-    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-}
 _TEXT = st.text(alphabet="ab é🙂\n", max_size=30)
 
 

@@ -14,11 +14,11 @@ from datetime import datetime
 from typing import Any
 
 from conformance.adapters.ops import Handler
-from conformance.adapters.ops.sessions import ZERO_USAGE
 from reference import agent_run, session
 from reference.branch import ScriptedReply
 from reference.compaction import CompactionSettings
 from reference.errors import InvalidInput
+from reference.tokens import ZERO_USAGE
 
 
 def _reply(raw: Any, where: str) -> ScriptedReply:

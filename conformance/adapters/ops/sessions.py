@@ -14,16 +14,7 @@ from typing import Any, Final
 from conformance.adapters.ops import Handler
 from reference import branch, compaction, messages, session, summary, tokens
 from reference.errors import InvalidInput
-
-# the usage of a scripted reply that gives none
-ZERO_USAGE: Final = {
-    "input": 0,
-    "output": 0,
-    "cacheRead": 0,
-    "cacheWrite": 0,
-    "totalTokens": 0,
-    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-}
+from reference.tokens import ZERO_USAGE
 
 
 def _leaf(args: Mapping[str, Any]) -> Any:
