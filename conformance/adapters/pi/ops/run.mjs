@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { modelRequest } from "../shims.mjs";
 
 export default async function runOps(context) {
   const { load, packageDir } = context;
@@ -106,8 +107,9 @@ export default async function runOps(context) {
       const { session } = await createAgentSession({ cwd: home, agentDir, sessionManager: sm, settingsManager,
         resourceLoader, model, customTools: toolsOf(a), noTools: "builtin" });
       session.agent.streamFunction = (requestModel, ctx) => {
-        const summary = ctx.systemPrompt === SUMMARIZATION_SYSTEM_PROMPT;
-        events.push({ type: "model", kind: summary ? "summary" : "agent", roles: ctx.messages.map((x) => x.role) });
+        const request = modelRequest(ctx);
+        const summary = request.systemPrompt === SUMMARIZATION_SYSTEM_PROMPT;
+        events.push({ type: "model", kind: summary ? "summary" : "agent", roles: request.messages.map((x) => x.role) });
         const reply = summary ? a.summaryReplies?.[summaryCalls++] : a.replies?.[agentCalls++];
         if (!reply) problems.push(summary ? "summaryReplies: a summary call has no scripted reply"
           : "replies: an agent call has no scripted reply");

@@ -3,6 +3,7 @@
 // core/messages.js and AgentSession.prototype.navigateTree. The scripted model of
 // branch.summarize / session.navigate is args.model = {contextWindow?, maxTokens?,
 // reply: {text | content, stopReason?, usage?, errorMessage?}}: a streamFn answers with it.
+import { modelRequest } from "../shims.mjs";
 export default async function sessionOps(context) {
   const { load } = context;
   // adapter.mjs defines InvalidInput after loading the ops: look it up when needed
@@ -39,7 +40,8 @@ export default async function sessionOps(context) {
     const model = { id: "scripted", provider: "scripted", api: "scripted", reasoning: false,
       contextWindow: a.model?.contextWindow ?? 0, maxTokens: a.model?.maxTokens ?? 0 };
     const streamFn = async (_model, ctx, opts) => {
-      seen.push({ systemPrompt: ctx.systemPrompt, prompt: ctx.messages[0].content[0].text, maxTokens: opts.maxTokens });
+      const request = modelRequest(ctx);
+      seen.push({ systemPrompt: request.systemPrompt, prompt: request.messages[0].content[0].text, maxTokens: opts.maxTokens ?? null });
       const reply = a.model?.reply;
       if (!reply) throw invalid("model.reply: a summary request needs a scripted reply");
       const message = { role: "assistant", content: reply.content ?? [{ type: "text", text: reply.text ?? "" }],
@@ -127,8 +129,9 @@ export default async function sessionOps(context) {
       contextWindow: a.model?.contextWindow ?? 0, maxTokens: a.model?.maxTokens ?? 0 };
     const streamFn = async (_model, ctx, opts) => {
       const key = order[requests.length];
-      requests.push({ systemPrompt: ctx.systemPrompt, prompt: ctx.messages[0].content[0].text,
-        maxTokens: opts.maxTokens, reasoning: opts.reasoning ?? null, cacheRetention: opts.cacheRetention });
+      const request = modelRequest(ctx);
+      requests.push({ systemPrompt: request.systemPrompt, prompt: request.messages[0].content[0].text,
+        maxTokens: opts.maxTokens ?? null, reasoning: opts.reasoning ?? null, cacheRetention: opts.cacheRetention });
       const reply = a.model?.[key];
       if (!reply) throw invalid(`model.${key}: this summary request needs a scripted reply`);
       const message = { role: "assistant", content: reply.content ?? [{ type: "text", text: reply.text ?? "" }],

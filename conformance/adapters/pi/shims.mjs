@@ -1,0 +1,17 @@
+// API changes between Pi releases, one function per change, each named by the release
+// that made it. A shim only reshapes what crosses the adapter (an argument Pi's function
+// takes, a value it hands to a scripted model); it never changes what Pi decides. Ops
+// call these instead of reading a shape that moved; the comment says when it moved.
+
+// 1.0.0: a model request carries a transcript. `normalizeContext` folds `systemPrompt`
+// (and tools) into a leading `{role: "system"}` message; before, the prompt was a field.
+export function modelRequest(ctx) {
+  if (typeof ctx.systemPrompt === "string" || ctx.messages?.[0]?.role !== "system") {
+    return { systemPrompt: ctx.systemPrompt, messages: ctx.messages ?? [] };
+  }
+  const [system, ...messages] = ctx.messages;
+  const text = typeof system.content === "string"
+    ? system.content
+    : (system.content ?? []).map((block) => block.text ?? "").join("");
+  return { systemPrompt: text, messages };
+}
