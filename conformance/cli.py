@@ -5,6 +5,9 @@
     ctxspec impl install NAME@VERSION   install a named implementation into the cache
     ctxspec impl lock pi@VERSION        commit-ready lock of an installed Pi (from a checkout)
     ctxspec impl list                   the families ctxspec installs, and the locked Pi versions
+    ctxspec expectations write --impl X [--from results.json]   known divergences from a run
+    ctxspec changelog pi@A..pi@B [--out FILE]   what changed between releases, by bisection
+    ctxspec matrix --impl A --impl B ... [--from F ...]   HTML/JSON matrix and badges
     ctxspec cases list|lint             the corpus: one line per case, or its lint
     ctxspec bench [SIZE ...] [--compare]  benchmark report with plots; ratio gate (bench group)
 
@@ -15,11 +18,15 @@ Exit status: 0 when nothing failed, errored or passed unexpectedly; pytest's oth
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +34,10 @@ from conformance.adapters import FAMILIES, InstallError, canonical_name, prepare
 from conformance.adapters import pi as pi_adapter
 from conformance.adapters.named import install, parse_named
 from conformance.cases import lint, load_cases
+from conformance.changelog import main_changelog
 from conformance.errors import CorpusError
+from conformance.expectations import default_expectations_file
+from conformance.expectations_write import load_changes, write_expectations
 
 __all__ = ["main"]
 
@@ -92,7 +102,9 @@ def _impl(options: argparse.Namespace) -> int:
         return 0
     named = parse_named(options.name or "")
     if named is None:
-        print(f"ctxspec: {options.name!r} is not NAME@VERSION of {sorted(FAMILIES)}", file=sys.stderr)
+        print(
+            f"ctxspec: {options.name!r} is not NAME@VERSION of {sorted(FAMILIES)}", file=sys.stderr
+        )
         return 2
     try:
         launch = install(named)
@@ -117,6 +129,50 @@ def _lock(family: str, version: str) -> int:
         (target / name).write_bytes((source / name).read_bytes())
     print(f"pi@{version}: lock written to {target}")
     return 0
+
+
+def _expectations(options: argparse.Namespace) -> int:
+    impl = canonical_name(options.impl)
+    named = parse_named(impl)
+    if options.file:
+        target = Path(options.file)
+    else:
+        shipped = default_expectations_file(impl)
+        stem = re.sub(r"[^a-z0-9.]+", "-", impl.lower()).strip("-")
+        target = Path(shipped) if shipped else Path("conformance/expectations") / f"{stem}.yaml"
+    if options.source:
+        results = json.loads(Path(options.source).read_text())
+    else:
+        with tempfile.TemporaryDirectory(prefix="ctxspec-expect-") as scratch:
+            out = Path(scratch) / "results.json"
+            jobs = ["-n", options.numprocesses] if options.numprocesses else []
+            code = main(
+                ["conform", "--impl", impl, "--expectations", "none", "--json", str(out), *jobs]
+            )
+            if not out.is_file():
+                print(
+                    f"ctxspec: the run of {impl} wrote no results (status {code})", file=sys.stderr
+                )
+                return 2
+            results = json.loads(out.read_text())
+    family = named.family.name if named else impl
+    changes = load_changes(family, options.changes)
+    counts = write_expectations(
+        target, impl, results, changes, version=named.version if named else None
+    )
+    print(
+        f"{target}: {counts['kept']} kept, {counts['explained']} explained by a known change, "
+        f"{counts['unexplained']} UNEXPLAINED (write their reasons), {counts['dropped']} dropped"
+    )
+    return 1 if counts["unexplained"] else 0
+
+
+def _changelog(options: argparse.Namespace) -> int:
+    try:
+        return main_changelog(options.range, options.out, options.numprocesses or "auto")
+    except (ValueError, InstallError) as error:
+        print(f"ctxspec: {error}", file=sys.stderr)
+        return 2
 
 
 def _cases(options: argparse.Namespace) -> int:
@@ -194,6 +250,8 @@ def _parser() -> argparse.ArgumentParser:
     impl.add_argument("name", nargs="?", help="NAME@VERSION, e.g. pi@1.6.0")
     impl.set_defaults(run=_impl)
 
+    _add_tool_commands(commands)
+
     cases = commands.add_parser("cases", help="list or lint the corpus")
     cases.add_argument("action", choices=("list", "lint"))
     cases.set_defaults(run=_cases)
@@ -209,6 +267,30 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--save-baseline", action="store_true", help="write this run's ratios")
     bench.set_defaults(run=_bench)
     return parser
+
+
+def _add_tool_commands(commands: Any) -> None:
+    expect = commands.add_parser("expectations", help="write an expectations file from a run")
+    expect.add_argument("action", choices=("write",))
+    expect.add_argument("--impl", required=True, help="the implementation (pi@1.6.0, a command)")
+    expect.add_argument("--from", dest="source", metavar="RESULTS", help="a --json results file")
+    expect.add_argument("--file", help="the expectations file (default: the shipped one)")
+    expect.add_argument("--changes", help="change catalogue (default: expectations/changes/)")
+    expect.add_argument("-n", dest="numprocesses", default="auto", help="parallel workers")
+    expect.set_defaults(run=_expectations)
+
+    changelog = commands.add_parser("changelog", help="behaviour changes between releases")
+    changelog.add_argument("range", help="pi@A..pi@B")
+    changelog.add_argument("--out", help="write the Markdown page here (default: stdout)")
+    changelog.add_argument("-n", dest="numprocesses", default=None, help="parallel workers")
+    changelog.set_defaults(run=_changelog)
+
+    try:
+        from conformance.matrix import add_matrix_command
+    except ImportError:  # pragma: no cover - only while the module is being written
+        pass
+    else:
+        add_matrix_command(commands)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -178,9 +178,9 @@ def _check(version: str) -> Any:
         except (OSError, ValueError):
             return "package-lock.json is missing"
         for path, meta in lock.get("packages", {}).items():
-            if path and not meta.get("optional") and not meta.get("link"):
-                if not (root / path / "package.json").is_file():
-                    return f"{path}/package.json is missing"
+            needed = path and not meta.get("optional") and not meta.get("link")
+            if needed and not (root / path / "package.json").is_file():
+                return f"{path}/package.json is missing"
         return None
 
     return check
@@ -220,14 +220,20 @@ def ensure_installed(version: str = PI_VERSION, *, quiet: bool = False) -> PiIns
     package_dir = root / "node_modules" / package_name(version)
     adapter = Path(str(resources.files(__name__).joinpath("adapter.mjs")))
     return PiInstall(
-        root=root, node=_node(root, version), package_dir=package_dir, adapter=adapter, version=version
+        root=root,
+        node=_node(root, version),
+        package_dir=package_dir,
+        adapter=adapter,
+        version=version,
     )
 
 
 def install(version: str, *, quiet: bool = False) -> Launch:
     """The named-implementation entry point (`--impl pi@VERSION`)."""
     pi = ensure_installed(version, quiet=quiet)
-    return Launch(argv=pi.argv, env={"PI_OFFLINE": "1", "NODE_NO_WARNINGS": "1"}, name=f"pi@{version}")
+    return Launch(
+        argv=pi.argv, env={"PI_OFFLINE": "1", "NODE_NO_WARNINGS": "1"}, name=f"pi@{version}"
+    )
 
 
 def _node(root: Path, version: str) -> Path:
@@ -244,6 +250,7 @@ def _node(root: Path, version: str) -> Path:
     major = int(shown.stdout.strip().lstrip("v").split(".")[0] or 0)
     if major < _NODE_MAJOR_NEEDED:
         raise InstallError(
-            f"{system} is Node {shown.stdout.strip()}; Pi {version} needs Node >= {_NODE_MAJOR_NEEDED}"
+            f"{system} is Node {shown.stdout.strip()}; "
+            f"Pi {version} needs Node >= {_NODE_MAJOR_NEEDED}"
         )
     return Path(system)

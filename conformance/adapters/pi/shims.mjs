@@ -15,3 +15,9 @@ export function modelRequest(ctx) {
     : (system.content ?? []).map((block) => block.text ?? "").join("");
   return { systemPrompt: text, messages };
 }
+
+// 1.0.0: a tool reports a failure it detected (a non-zero exit of bash) as a result with
+// `isError: true`; before, execute() threw and the thrown message was the text.
+export function toolFailed(result) {
+  return result?.isError === true;
+}

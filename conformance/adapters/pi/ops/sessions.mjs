@@ -1,9 +1,10 @@
 // tokens.*, context.estimate, compaction.*, session.*, branch.*, messages.convert:
 // Pi's core/compaction/{compaction,branch-summarization,utils}.js, core/session-manager.js,
-// core/messages.js and AgentSession.prototype.navigateTree. The scripted model of
+// core/messages.js and AgentSession.navigateTree (host.mjs). The scripted model of
 // branch.summarize / session.navigate is args.model = {contextWindow?, maxTokens?,
 // reply: {text | content, stopReason?, usage?, errorMessage?}}: a streamFn answers with it.
 import { modelRequest } from "../shims.mjs";
+import { hostSession } from "../host.mjs";
 export default async function sessionOps(context) {
   const { load } = context;
   // adapter.mjs defines InvalidInput after loading the ops: look it up when needed
@@ -13,7 +14,6 @@ export default async function sessionOps(context) {
   const utils = await load("core/compaction/utils.js");
   const sessions = await load("core/session-manager.js");
   const messages = await load("core/messages.js");
-  const { AgentSession } = await load("core/agent-session.js");
 
   const fileOps = (ops) => ({ read: [...ops.read], written: [...ops.written], edited: [...ops.edited] });
   const entriesOf = (a) => (a.jsonl !== undefined ? sessions.parseSessionEntries(a.jsonl) : a.entries);
@@ -68,19 +68,8 @@ export default async function sessionOps(context) {
     const before = new Set(sm.getEntries().map((e) => e.id));
     const seen = [];
     const { model, streamFn } = scripted(a, seen);
-    const session = Object.create(AgentSession.prototype);
-    Object.assign(session, {
-      _isAgentRunActive: false,
-      sessionManager: sm,
-      agent: { streamFunction: streamFn, state: { model } },
-      settingsManager: {
-        getBranchSummarySettings: () => ({ reserveTokens: a.reserveTokens ?? 16384 }),
-        getRetrySettings: () => undefined,
-      },
-      _extensionRunner: { hasHandlers: () => false, emit: async () => undefined },
-      _modelRuntime: { getAuth: async () => undefined },
-      _resolveIdleWaitIfIdle: () => {},
-      _emit: () => {},
+    const { session, close } = await hostSession(load, {
+      settings: { branchSummary: { reserveTokens: a.reserveTokens ?? 16384 } }, model, streamFn, sessionManager: sm,
     });
     const oldLeaf = sm.getLeafId();
     let result;
@@ -93,6 +82,8 @@ export default async function sessionOps(context) {
       if (error instanceof context.InvalidInput) throw error;
       const appended = sm.getEntries().filter((e) => !before.has(e.id));
       return { error: String(error.message), leafId: oldLeaf, appended };
+    } finally {
+      close();
     }
     // Pi draws random ids and reads the clock: name new entries new-1, new-2, ... and give
     // them the request's timestamp, then ask Pi for the context of the renamed session

@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { materialize, realPath, virtualize, removeTree } from "../tree.mjs";
+import { toolFailed } from "../shims.mjs";
 
 const FULL_OUTPUT_PATH = "<fullOutputPath>";
 
@@ -24,7 +25,8 @@ export default async function toolOps({ load }) {
     try {
       const result = await run();
       const text = result.content.map((block) => block.text ?? "").join("");
-      return result.details === undefined ? { isError: false, text } : { isError: false, text, details: result.details };
+      const isError = toolFailed(result);
+      return result.details === undefined ? { isError, text } : { isError, text, details: result.details };
     } catch (error) {
       return { isError: true, text: String(error?.message ?? error) };
     }

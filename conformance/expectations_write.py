@@ -1,0 +1,196 @@
+"""`ctxspec expectations write`: an expectations file made from a run, reasons kept.
+
+The failing records of a results file (`--json`) become entries; an entry already in
+the file keeps its reason, a case that passes now is dropped. A new entry takes its
+reason from the family's change catalogue (`expectations/changes/<family>.yaml`): each
+change names the release that made it, what changed, and how to recognise it (case ids,
+or a pattern on the diff lines of the failure message), so one change is described in
+one place and every version's file says the same thing about it. A failure that no
+change matches gets its first diff line as the reason (what the implementation answered
+against what was expected), flagged so that a person writes the real one.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+
+from conformance.errors import CorpusError
+
+__all__ = ["Change", "diff_lines", "load_changes", "match_change", "write_expectations"]
+
+UNEXPLAINED: Final = "UNEXPLAINED"
+_FAILING: Final = frozenset({"failed", "error", "expected-failure", "unexpected-pass"})
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One behaviour change of a family's releases, and how to recognise its failures."""
+
+    name: str
+    since: str
+    reason: str
+    cases: tuple[str, ...] = ()  # ids or fnmatch patterns
+    diff: str | None = None  # a regex searched in the failure's diff lines
+    ops: tuple[str, ...] = ()  # restricts `diff` to these ops
+    until: str | None = None  # the first release without the change, if it was undone
+
+    def text(self) -> str:
+        return f"{self.since}: {self.reason}"
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
+
+
+def load_changes(family: str, path: str | None = None) -> list[Change]:
+    """The change catalogue of a family (`pi`), empty where there is none."""
+    source = (
+        Path(path)
+        if path
+        else Path(str(resources.files("conformance").joinpath("expectations", "changes")))
+        / f"{family}.yaml"
+    )
+    if not source.is_file():
+        return []
+    try:
+        data: Any = yaml.safe_load(source.read_text("utf-8")) or []
+    except yaml.YAMLError as error:
+        raise CorpusError(f"{source}: {error}") from None
+    if not isinstance(data, list):
+        raise CorpusError(f"{source}: a change catalogue is a list of changes")
+    changes = []
+    for item in data:
+        if not isinstance(item, dict) or not {"name", "since", "reason"} <= item.keys():
+            raise CorpusError(f"{source}: each change has name, since and reason: {item!r}")
+        if not item.get("cases") and not item.get("diff"):
+            raise CorpusError(f"{source}: change {item['name']} names no cases and no diff")
+        changes.append(
+            Change(
+                name=str(item["name"]),
+                since=str(item["since"]),
+                reason=" ".join(str(item["reason"]).split()),
+                cases=tuple(item.get("cases") or ()),
+                diff=item.get("diff"),
+                ops=tuple(item.get("ops") or ()),
+                until=item.get("until"),
+            )
+        )
+    return changes
+
+
+def diff_lines(message: str) -> list[str]:
+    """The `$.path: ...` lines of a failure message (what differed), without the rerun line."""
+    return [line.strip() for line in message.splitlines() if line.lstrip().startswith("$")]
+
+
+def _applies(change: Change, version: str | None) -> bool:
+    if version is None:
+        return True
+    if _version_key(version) < _version_key(change.since):
+        return False
+    return change.until is None or _version_key(version) < _version_key(change.until)
+
+
+def match_change(
+    record: Mapping[str, Any], changes: Iterable[Change], version: str | None = None
+) -> Change | None:
+    """The first change (in catalogue order) that explains a failing record."""
+    lines = diff_lines(str(record.get("message", "")))
+    for change in changes:
+        if not _applies(change, version):
+            continue
+        if any(fnmatch.fnmatchcase(record["id"], pattern) for pattern in change.cases):
+            return change
+        in_scope = not change.ops or record.get("op") in change.ops
+        if change.diff and in_scope and any(re.search(change.diff, line) for line in lines):
+            return change
+    return None
+
+
+def _fallback(record: Mapping[str, Any]) -> str:
+    lines = diff_lines(str(record.get("message", "")))
+    first = lines[0] if lines else str(record.get("message", "")).splitlines()[0:1]
+    shown = first if isinstance(first, str) else " ".join(first)
+    return f"{UNEXPLAINED} ({record['status']}): {shown[:300]}"
+
+
+def write_expectations(
+    path: Path,
+    implementation: str,
+    results: Mapping[str, Any],
+    changes: Iterable[Change] = (),
+    *,
+    version: str | None = None,
+) -> dict[str, int]:
+    """Write `path` from `results`; returns counts: kept, added (explained/unexplained), dropped."""
+    old: dict[str, Any] = {}
+    if path.is_file():
+        old = yaml.safe_load(path.read_text("utf-8")) or {}
+    old_reasons = {**(old.get("cases") or {}), **(old.get("properties") or {})}
+    changes = list(changes)
+    sections: dict[str, dict[str, str]] = {"cases": {}, "properties": {}}
+    counts = {"kept": 0, "explained": 0, "unexplained": 0, "dropped": 0}
+    failing_ids = set()
+    for record in results.get("records", []):
+        if record["status"] not in _FAILING or record["status"] == "unexpected-pass":
+            continue
+        failing_ids.add(record["id"])
+        section = "cases" if record["kind"] == "case" else "properties"
+        if record["id"] in old_reasons and UNEXPLAINED not in old_reasons[record["id"]]:
+            sections[section][record["id"]] = " ".join(str(old_reasons[record["id"]]).split())
+            counts["kept"] += 1
+            continue
+        change = match_change(record, changes, version)
+        if change is not None:
+            sections[section][record["id"]] = change.text()
+            counts["explained"] += 1
+        else:
+            sections[section][record["id"]] = _fallback(record)
+            counts["unexplained"] += 1
+    counts["dropped"] = len(set(old_reasons) - failing_ids)
+    _dump(path, implementation, sections)
+    return counts
+
+
+def _dump(path: Path, implementation: str, sections: Mapping[str, Mapping[str, str]]) -> None:
+    lines = [
+        f"# The cases and properties {implementation} fails, each with the reason.",
+        "# Written by `ctxspec expectations write`; reasons are kept across rewrites.",
+        "# A listed entry that passes is an unexpected pass (the run fails): keep this list true.",
+        f"implementation: {implementation}",
+    ]
+    for name in ("cases", "properties"):
+        entries = sections[name]
+        lines.append(f"{name}:" + ("" if entries else " {}"))
+        for key in sorted(entries):
+            text = entries[key]
+            if text.isprintable() and "  " not in text and text == text.strip() and text:
+                lines.append(f"  {key}: >-")
+                lines += [f"    {chunk}" for chunk in _wrap(text)]
+            else:  # a reason quoting invisible characters: one JSON (= YAML) string
+                lines.append(f"  {key}: {json.dumps(text)}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    back = yaml.safe_load(path.read_text("utf-8"))
+    if any((back.get(name) or {}) != dict(sections[name]) for name in sections):
+        raise CorpusError(f"{path}: the written expectations do not read back as written")
+
+
+def _wrap(text: str, width: int = 92) -> list[str]:
+    words, lines, line = text.split(" "), [], ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return [*lines, line] if line else lines or [""]
