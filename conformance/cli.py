@@ -30,13 +30,14 @@ from typing import Any
 
 import pytest
 
-from conformance.adapters import FAMILIES, InstallError, canonical_name, prepare
+from conformance.adapters import FAMILIES, PI_NAME, InstallError, canonical_name, prepare
 from conformance.adapters import pi as pi_adapter
+from conformance.adapters.pi import PI_VERSION
 from conformance.adapters.named import install, parse_named
 from conformance.cases import lint, load_cases
 from conformance.changelog import main_changelog
 from conformance.errors import CorpusError
-from conformance.expectations import default_expectations_file
+from conformance.expectations import default_expectations_file, load_expectations
 from conformance.expectations_write import load_changes, write_expectations
 
 __all__ = ["main"]
@@ -157,8 +158,13 @@ def _expectations(options: argparse.Namespace) -> int:
             results = json.loads(out.read_text())
     family = named.family.name if named else impl
     changes = load_changes(family, options.changes)
+    baseline = None
+    if named is not None and named.family.name == "pi" and named.version != PI_VERSION:
+        pinned = load_expectations(default_expectations_file(PI_NAME), PI_NAME)
+        label = f"as in {PI_VERSION}"
+        baseline = {k: (label, v) for k, v in {**pinned.cases, **pinned.properties}.items()}
     counts = write_expectations(
-        target, impl, results, changes, version=named.version if named else None
+        target, impl, results, changes, version=named.version if named else None, baseline=baseline
     )
     print(
         f"{target}: {counts['kept']} kept, {counts['explained']} explained by a known change, "

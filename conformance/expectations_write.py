@@ -101,18 +101,27 @@ def _applies(change: Change, version: str | None) -> bool:
 
 
 def match_change(
-    record: Mapping[str, Any], changes: Iterable[Change], version: str | None = None
+    record: Mapping[str, Any],
+    changes: Iterable[Change],
+    version: str | None = None,
+    *,
+    by: str = "any",
 ) -> Change | None:
-    """The first change (in catalogue order) that explains a failing record."""
+    """The first change (in catalogue order) that explains a failing record.
+
+    `by` is "id" (only changes naming the case), "diff" (only diff patterns) or "any".
+    """
     lines = diff_lines(str(record.get("message", "")))
     for change in changes:
         if not _applies(change, version):
             continue
-        if any(fnmatch.fnmatchcase(record["id"], pattern) for pattern in change.cases):
+        named = any(fnmatch.fnmatchcase(record["id"], pattern) for pattern in change.cases)
+        if named and by in ("id", "any"):
             return change
         in_scope = not change.ops or record.get("op") in change.ops
-        if change.diff and in_scope and any(re.search(change.diff, line) for line in lines):
-            return change
+        if change.diff and in_scope and by in ("diff", "any"):
+            if any(re.search(change.diff, line) for line in lines):
+                return change
     return None
 
 
@@ -130,8 +139,13 @@ def write_expectations(
     changes: Iterable[Change] = (),
     *,
     version: str | None = None,
+    baseline: Mapping[str, tuple[str, str]] | None = None,
 ) -> dict[str, int]:
-    """Write `path` from `results`; returns counts: kept, added (explained/unexplained), dropped."""
+    """Write `path` from `results`; returns counts: kept, explained, unexplained, dropped.
+
+    `baseline` maps ids the family's pinned release already failed to (label, reason):
+    such a failure keeps that reason unless a change names the case.
+    """
     old: dict[str, Any] = {}
     if path.is_file():
         old = yaml.safe_load(path.read_text("utf-8")) or {}
@@ -145,13 +159,19 @@ def write_expectations(
             continue
         failing_ids.add(record["id"])
         section = "cases" if record["kind"] == "case" else "properties"
-        if record["id"] in old_reasons and UNEXPLAINED not in old_reasons[record["id"]]:
+        if record["id"] in old_reasons and UNEXPLAINED not in str(old_reasons[record["id"]]):
             sections[section][record["id"]] = " ".join(str(old_reasons[record["id"]]).split())
             counts["kept"] += 1
             continue
-        change = match_change(record, changes, version)
+        change = match_change(record, changes, version, by="id")
+        inherited = (baseline or {}).get(record["id"])
+        if change is None and inherited is None:
+            change = match_change(record, changes, version, by="diff")
         if change is not None:
             sections[section][record["id"]] = change.text()
+            counts["explained"] += 1
+        elif inherited is not None:
+            sections[section][record["id"]] = f"{inherited[0]}: {inherited[1]}"
             counts["explained"] += 1
         else:
             sections[section][record["id"]] = _fallback(record)

@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { modelRequest } from "../shims.mjs";
+import { modelRequest, typeBuilder } from "../shims.mjs";
 
 export default async function runOps(context) {
   const { load, packageDir } = context;
@@ -26,6 +26,7 @@ export default async function runOps(context) {
   const { DefaultResourceLoader } = await load("core/resource-loader.js");
   const { SUMMARIZATION_SYSTEM_PROMPT } = await load("core/compaction/utils.js");
   const ai = await import(pathToFileURL(join(packageDir, "..", "pi-ai", "dist", "index.js")).href);
+  const Type = await typeBuilder(packageDir, ai);
 
   const usageZero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0,
     cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
@@ -63,7 +64,7 @@ export default async function runOps(context) {
     }
     return [...names].map((name) => ({
       name, label: name, description: `scripted tool ${name}`,
-      parameters: ai.Type.Object({}, { additionalProperties: true }),
+      parameters: Type.Object({}, { additionalProperties: true }),
       execute: async (toolCallId) => {
         const scripted = a.toolResults?.[toolCallId];
         if (!scripted) throw invalid(`toolResults.${toolCallId}: the tool call needs a scripted result`);
@@ -147,6 +148,7 @@ export default async function runOps(context) {
     } catch (error) {
       if (error instanceof context.InvalidInput) throw error;
       failure = String(error?.message ?? error);
+      if (process.env.CTXSPEC_DEBUG) process.stderr.write(String(error?.stack) + "\n");
     } finally {
       globalThis.Date = RealDate;
       for (const [key, name] of [["HOME", "HOME"], ["PI_OFFLINE", "PI_OFFLINE"], ["KEY", "ANTHROPIC_API_KEY"]]) {
