@@ -1,6 +1,15 @@
-"""Sessions: tests, conform (per implementation), bench, lint. `nox -l` lists them."""
+"""Sessions: tests, conform (per implementation), bench, lint. `nox -l` lists them.
+
+The default set is what CI runs: ctxspec's tests, the suite against the reference, Pi
+0.85.0 (the pin) and Pi 1.6.0 (the newest release), and the lint. The long matrices are
+sessions of their own, outside the default set: `conform_releases` (every other Pi
+release with a shipped expectations file), `conform_ports` (the forks and ports),
+`changelog` (the bisection page) and `matrix` (the HTML report over all of them).
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import nox
 
@@ -8,7 +17,14 @@ nox.options.sessions = ["tests", "conform", "lint"]
 nox.options.reuse_existing_virtualenvs = True
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
-IMPLEMENTATIONS = ["reference", "pi@0.85.0"]
+IMPLEMENTATIONS = ["reference", "pi@0.85.0", "pi@1.6.0"]
+EXPECTATIONS = Path("conformance/expectations")
+RELEASES = sorted(
+    (p.stem.removeprefix("pi-") for p in EXPECTATIONS.glob("pi-*.yaml")),
+    key=lambda v: tuple(int(x) for x in v.split(".")),
+)
+OTHER_RELEASES = [f"pi@{v}" for v in RELEASES if f"pi@{v}" not in IMPLEMENTATIONS]
+PORTS = ["oh-my-pi@18.3.4", "pi-agents-py@0.58.3", "pi-agent-harness-lc@0.6.0"]
 
 
 def install(session: nox.Session, *groups: str) -> None:
@@ -25,10 +41,7 @@ def tests(session: nox.Session) -> None:
     session.run("pytest", "-n", "auto", *session.posargs)
 
 
-@nox.session
-@nox.parametrize("impl", IMPLEMENTATIONS)
-def conform(session: nox.Session, impl: str) -> None:
-    """The conformance suite against one implementation (the real Pi is installed on first use)."""
+def _conform(session: nox.Session, impl: str) -> None:
     install(session, "test")
     out = f"results/{impl.replace('@', '-')}"
     session.run(
@@ -46,6 +59,42 @@ def conform(session: nox.Session, impl: str) -> None:
         f"{out}.md",
         *session.posargs,
     )
+
+
+@nox.session
+@nox.parametrize("impl", IMPLEMENTATIONS)
+def conform(session: nox.Session, impl: str) -> None:
+    """The conformance suite against one implementation (a named one is installed on first use)."""
+    _conform(session, impl)
+
+
+@nox.session(default=False)
+@nox.parametrize("impl", OTHER_RELEASES)
+def conform_releases(session: nox.Session, impl: str) -> None:
+    """Every other Pi release with a shipped expectations file (not in CI's default set)."""
+    _conform(session, impl)
+
+
+@nox.session(default=False)
+@nox.parametrize("impl", PORTS)
+def conform_ports(session: nox.Session, impl: str) -> None:
+    """The forks and ports from npm and PyPI, each in its own cache install."""
+    _conform(session, impl)
+
+
+@nox.session(default=False)
+def changelog(session: nox.Session) -> None:
+    """Rewrite docs/pi-changelog.md by bisection over Pi's releases since the pin."""
+    install(session, "test")
+    session.run("ctxspec", "changelog", "pi@0.85.0..pi@1.6.0", "--out", "docs/pi-changelog.md")
+
+
+@nox.session(default=False)
+def matrix(session: nox.Session) -> None:
+    """The HTML/JSON matrix and badges over the reference, the Pi releases CI runs and the ports."""
+    install(session, "test")
+    impls = [arg for impl in [*IMPLEMENTATIONS, *PORTS] for arg in ("--impl", impl)]
+    session.run("ctxspec", "matrix", *impls, "--out", "reports/matrix", *session.posargs)
 
 
 @nox.session

@@ -32,8 +32,8 @@ import pytest
 
 from conformance.adapters import FAMILIES, PI_NAME, InstallError, canonical_name, prepare
 from conformance.adapters import pi as pi_adapter
-from conformance.adapters.pi import PI_VERSION
 from conformance.adapters.named import install, parse_named
+from conformance.adapters.pi import PI_VERSION
 from conformance.cases import lint, load_cases
 from conformance.changelog import main_changelog
 from conformance.errors import CorpusError

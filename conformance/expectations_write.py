@@ -119,9 +119,9 @@ def match_change(
         if named and by in ("id", "any"):
             return change
         in_scope = not change.ops or record.get("op") in change.ops
-        if change.diff and in_scope and by in ("diff", "any"):
-            if any(re.search(change.diff, line) for line in lines):
-                return change
+        by_diff = change.diff is not None and in_scope and by in ("diff", "any")
+        if by_diff and any(re.search(str(change.diff), line) for line in lines):
+            return change
     return None
 
 

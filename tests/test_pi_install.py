@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conformance.adapters import open_implementation
+from conformance.adapters import pi as pi_adapter
 from conformance.adapters.pi import PiInstallError, cache_root, ensure_installed
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent / "conformance" / "adapters" / "pi"
@@ -17,11 +18,13 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent / "conformance" / "adapters
 class TestPiInstall:
     """The pinned install and its cache."""
 
-    def test_lock_pins_every_package_with_an_integrity_hash(self) -> None:
-        """The committed lock names exact versions of Pi and hashes for every package."""
-        lock = json.loads((PACKAGE_DIR / "package-lock.json").read_text())
+    @pytest.mark.parametrize("version", pi_adapter.locked_versions())
+    def test_lock_pins_every_package_with_an_integrity_hash(self, version: str) -> None:
+        """Each committed lock names exact versions of Pi and hashes for every package."""
+        lock = json.loads((PACKAGE_DIR / "locks" / version / "package-lock.json").read_text())
         packages = {k: v for k, v in lock["packages"].items() if k}
-        assert packages["node_modules/@earendil-works/pi-coding-agent"]["version"] == "0.85.0"
+        name = f"node_modules/{pi_adapter.package_name(version)}"
+        assert packages[name]["version"] == version
         assert all("integrity" in meta for meta in packages.values() if not meta.get("link"))
 
     def test_second_use_needs_no_npm(self, monkeypatch: pytest.MonkeyPatch) -> None:

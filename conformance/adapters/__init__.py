@@ -56,5 +56,7 @@ def open_implementation(spec: str, *, timeout: float = 30.0) -> Implementation:
         return WireImplementation(launch.argv, name=launch.name, timeout=timeout, env=env)
     argv = shlex.split(spec)
     if not argv:
-        raise ValueError(f"--impl needs `reference`, one of {sorted(FAMILIES)}@VERSION or a command")
+        raise ValueError(
+            f"--impl needs `reference`, one of {sorted(FAMILIES)}@VERSION or a command"
+        )
     return WireImplementation(argv, name=spec, timeout=timeout)

@@ -61,9 +61,14 @@ FAMILIES: Final[Mapping[str, Family]] = {
     for family in (
         Family("pi", "0.85.0", "conformance.adapters.pi", "npm @earendil-works/pi-coding-agent"),
         Family(
-            "oh-my-pi", "18.3.4", "conformance.adapters.ports.oh_my_pi", "npm @oh-my-pi/pi-coding-agent"
+            "oh-my-pi",
+            "18.3.4",
+            "conformance.adapters.ports.oh_my_pi",
+            "npm @oh-my-pi/pi-coding-agent",
         ),
-        Family("pi-agents-py", "0.58.3", "conformance.adapters.ports.pi_agents_py", "PyPI pi-agents-py"),
+        Family(
+            "pi-agents-py", "0.58.3", "conformance.adapters.ports.pi_agents_py", "PyPI pi-agents-py"
+        ),
         Family(
             "pi-agent-harness-lc",
             "0.6.0",
@@ -73,7 +78,9 @@ FAMILIES: Final[Mapping[str, Family]] = {
     )
 }
 
-_SPEC = re.compile(r"(?P<family>[a-z][a-z0-9-]*)(?:@(?P<version>\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?))?")
+_SPEC = re.compile(
+    r"(?P<family>[a-z][a-z0-9-]*)(?:@(?P<version>\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?))?"
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,17 +18,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.adapters.cache import cache_root, ensure, run_logged
+from conformance.adapters.cache import STAMP, cache_root, ensure, run_logged
 from conformance.adapters.named import InstallError, Launch
 
 __all__ = [
@@ -214,6 +216,7 @@ def ensure_installed(version: str = PI_VERSION, *, quiet: bool = False) -> PiIns
     """The cached install of Pi `version`, made first if missing, stale or damaged."""
     if not _VERSION.fullmatch(version):
         raise InstallError(f"pi@{version}: a version is MAJOR.MINOR.PATCH, e.g. pi@1.6.0")
+    _adopt_locked(version)
     root = ensure(
         f"pi-{version}", _stamp_key(version), _build(version, quiet), check=_check(version)
     )
@@ -228,12 +231,32 @@ def ensure_installed(version: str = PI_VERSION, *, quiet: bool = False) -> PiIns
     )
 
 
+def _adopt_locked(version: str) -> None:
+    """An unlocked install whose resolved files became the committed lock is kept as is."""
+    locked = _lock_files(version)
+    root = cache_root() / "impls" / f"pi-{version}"
+    stamp = root / STAMP
+    if locked is None or not stamp.is_file() or not stamp.read_text().startswith("unlocked-"):
+        return
+    try:
+        same = (root / "package.json").read_bytes() == locked[0] and (
+            root / "package-lock.json"
+        ).read_bytes() == locked[1]
+    except OSError:
+        return
+    if same:
+        stamp.write_text(_stamp_key(version) + "\n")
+
+
 def install(version: str, *, quiet: bool = False) -> Launch:
     """The named-implementation entry point (`--impl pi@VERSION`)."""
     pi = ensure_installed(version, quiet=quiet)
-    return Launch(
-        argv=pi.argv, env={"PI_OFFLINE": "1", "NODE_NO_WARNINGS": "1"}, name=f"pi@{version}"
-    )
+    # Pi's grep runs `rg` from PATH: the ripgrep wheel puts it beside this Python's scripts,
+    # which are not on PATH when the venv is used without being activated
+    scripts = sysconfig.get_path("scripts")
+    path = os.pathsep.join(p for p in (scripts, os.environ.get("PATH", "")) if p)
+    env = {"PI_OFFLINE": "1", "NODE_NO_WARNINGS": "1", "PATH": path}
+    return Launch(argv=pi.argv, env=env, name=f"pi@{version}")
 
 
 def _node(root: Path, version: str) -> Path:

@@ -53,8 +53,11 @@ async function answer(request) {
   try {
     return { id: request.id, result: await handler(request.args ?? {}) };
   } catch (error) {
+    // the message is the error's own text; where it came from (the JS stack) is `detail`
     const type = error instanceof InvalidInput ? "invalid_input" : "internal";
-    return { id: request.id, error: { type, message: String(error?.stack ?? error) } };
+    const message = String(error?.message ?? error);
+    const detail = error?.stack ? String(error.stack) : undefined;
+    return { id: request.id, error: detail ? { type, message, detail } : { type, message } };
   }
 }
 

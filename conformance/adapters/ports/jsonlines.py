@@ -30,14 +30,22 @@ class Unsupported(Exception):
 
 
 def _answer(
-    request: Mapping[str, Any], handlers: Mapping[str, Callable[[dict[str, Any]], Any]], hello: dict[str, Any]
+    request: Mapping[str, Any],
+    handlers: Mapping[str, Callable[[dict[str, Any]], Any]],
+    hello: dict[str, Any],
 ) -> dict[str, Any]:
     op, request_id = request.get("op"), request.get("id")
     if op == "hello":
-        return {"id": request_id, "result": {"protocol": PROTOCOL, **hello, "ops": sorted(handlers)}}
+        return {
+            "id": request_id,
+            "result": {"protocol": PROTOCOL, **hello, "ops": sorted(handlers)},
+        }
     handler = handlers.get(str(op))
     if handler is None:
-        return {"id": request_id, "error": {"type": "unsupported", "message": f"op {op} is not supported"}}
+        return {
+            "id": request_id,
+            "error": {"type": "unsupported", "message": f"op {op} is not supported"},
+        }
     try:
         return {"id": request_id, "result": handler(dict(request.get("args") or {}))}
     except InvalidInput as error:

@@ -27,8 +27,13 @@ def ensure_venv(name: str, requirements: Sequence[str], *, quiet: bool = False) 
 
     def build(work: Path) -> None:
         if not quiet:
-            print(f"ctxspec: installing {' '.join(requirements)} into a private venv...", file=sys.stderr)
-        run_logged([sys.executable, "-m", "venv", str(work / "venv")], cwd=work, quiet=quiet, what="venv")
+            print(
+                f"ctxspec: installing {' '.join(requirements)} into a private venv...",
+                file=sys.stderr,
+            )
+        run_logged(
+            [sys.executable, "-m", "venv", str(work / "venv")], cwd=work, quiet=quiet, what="venv"
+        )
         pip = [str(_python(work)), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
         run_logged([*pip, *requirements], cwd=work, quiet=quiet, what=f"pip install for {name}")
 
