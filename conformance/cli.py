@@ -142,7 +142,11 @@ def _expectations(options: argparse.Namespace) -> int:
         stem = re.sub(r"[^a-z0-9.]+", "-", impl.lower()).strip("-")
         target = Path(shipped) if shipped else Path("conformance/expectations") / f"{stem}.yaml"
     if options.source:
-        results = json.loads(Path(options.source).read_text())
+        try:
+            results = json.loads(Path(options.source).read_text())
+        except (OSError, ValueError) as error:
+            print(f"ctxspec: cannot read results {options.source}: {error}", file=sys.stderr)
+            return 2
     else:
         with tempfile.TemporaryDirectory(prefix="ctxspec-expect-") as scratch:
             out = Path(scratch) / "results.json"

@@ -1,7 +1,8 @@
 """`ctxspec expectations write`: an expectations file made from a run, reasons kept.
 
 The failing records of a results file (`--json`) become entries; an entry already in
-the file keeps its reason, a case that passes now is dropped. A new entry takes its
+the file keeps its reason, a case that ran and passed is dropped, and an entry the run
+did not select (a partial run, `--case`) stays as it is. A new entry takes its
 reason from the family's change catalogue (`expectations/changes/<family>.yaml`): each
 change names the release that made it, what changed, and how to recognise it (case ids,
 or a pattern on the diff lines of the failure message), so one change is described in
@@ -25,7 +26,14 @@ import yaml
 
 from conformance.errors import CorpusError
 
-__all__ = ["Change", "diff_lines", "load_changes", "match_change", "write_expectations"]
+__all__ = [
+    "Change",
+    "diff_lines",
+    "load_changes",
+    "match_change",
+    "match_changes",
+    "write_expectations",
+]
 
 UNEXPLAINED: Final = "UNEXPLAINED"
 _FAILING: Final = frozenset({"failed", "error", "expected-failure", "unexpected-pass"})
@@ -100,6 +108,32 @@ def _applies(change: Change, version: str | None) -> bool:
     return change.until is None or _version_key(version) < _version_key(change.until)
 
 
+def match_changes(
+    record: Mapping[str, Any],
+    changes: Iterable[Change],
+    version: str | None = None,
+    *,
+    by: str = "any",
+) -> list[Change]:
+    """Every change (in catalogue order) that explains a failing record.
+
+    `by` is "id" (only changes naming the case), "diff" (only diff patterns) or "any".
+    """
+    lines = diff_lines(str(record.get("message", "")))
+    found = []
+    for change in changes:
+        if not _applies(change, version):
+            continue
+        named = any(fnmatch.fnmatchcase(record["id"], pattern) for pattern in change.cases)
+        in_scope = not change.ops or record.get("op") in change.ops
+        by_diff = change.diff is not None and in_scope and by in ("diff", "any")
+        if (named and by in ("id", "any")) or (
+            by_diff and any(re.search(str(change.diff), line) for line in lines)
+        ):
+            found.append(change)
+    return found
+
+
 def match_change(
     record: Mapping[str, Any],
     changes: Iterable[Change],
@@ -107,22 +141,9 @@ def match_change(
     *,
     by: str = "any",
 ) -> Change | None:
-    """The first change (in catalogue order) that explains a failing record.
-
-    `by` is "id" (only changes naming the case), "diff" (only diff patterns) or "any".
-    """
-    lines = diff_lines(str(record.get("message", "")))
-    for change in changes:
-        if not _applies(change, version):
-            continue
-        named = any(fnmatch.fnmatchcase(record["id"], pattern) for pattern in change.cases)
-        if named and by in ("id", "any"):
-            return change
-        in_scope = not change.ops or record.get("op") in change.ops
-        by_diff = change.diff is not None and in_scope and by in ("diff", "any")
-        if by_diff and any(re.search(str(change.diff), line) for line in lines):
-            return change
-    return None
+    """The first change (in catalogue order) that explains a failing record."""
+    found = match_changes(record, changes, version, by=by)
+    return found[0] if found else None
 
 
 def _fallback(record: Mapping[str, Any]) -> str:
@@ -163,12 +184,14 @@ def write_expectations(
             sections[section][record["id"]] = " ".join(str(old_reasons[record["id"]]).split())
             counts["kept"] += 1
             continue
-        change = match_change(record, changes, version, by="id")
+        found = match_changes(record, changes, version, by="id")
         inherited = (baseline or {}).get(record["id"])
-        if change is None and inherited is None:
-            change = match_change(record, changes, version, by="diff")
-        if change is not None:
-            sections[section][record["id"]] = change.text()
+        if inherited is None or found:
+            found += [c for c in match_changes(record, changes, version) if c not in found]
+        if found:
+            # several changes can meet in one case: each is named, newest first
+            ordered = sorted(found, key=lambda c: _version_key(c.since), reverse=True)
+            sections[section][record["id"]] = "; ".join(c.text() for c in ordered)
             counts["explained"] += 1
         elif inherited is not None:
             sections[section][record["id"]] = f"{inherited[0]}: {inherited[1]}"
@@ -176,7 +199,13 @@ def write_expectations(
         else:
             sections[section][record["id"]] = _fallback(record)
             counts["unexplained"] += 1
-    counts["dropped"] = len(set(old_reasons) - failing_ids)
+    ran = {record["id"] for record in results.get("records", [])}
+    for entry_id, reason in old_reasons.items():  # not run this time (a partial run): kept
+        if entry_id not in ran:
+            section = "cases" if entry_id in (old.get("cases") or {}) else "properties"
+            sections[section][entry_id] = " ".join(str(reason).split())
+            counts["kept"] += 1
+    counts["dropped"] = len((set(old_reasons) & ran) - failing_ids)
     _dump(path, implementation, sections)
     return counts
 
