@@ -295,13 +295,6 @@ def _add_tool_commands(commands: Any) -> None:
     changelog.add_argument("-n", dest="numprocesses", default=None, help="parallel workers")
     changelog.set_defaults(run=_changelog)
 
-    try:
-        from conformance.matrix import add_matrix_command
-    except ImportError:  # pragma: no cover - only while the module is being written
-        pass
-    else:
-        add_matrix_command(commands)
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     options = _parser().parse_args(argv)

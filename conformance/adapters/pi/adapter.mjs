@@ -8,7 +8,7 @@
 import { createInterface } from "node:readline";
 import { pathToFileURL, fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 
 const packageDir = process.argv[2];
 if (!packageDir) {
@@ -18,19 +18,52 @@ if (!packageDir) {
 const pkg = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
 const here = dirname(fileURLToPath(import.meta.url));
 
+// A module an older (or newer) release does not have: importing it gives a stand-in whose
+// every export throws, and the ops that need it are left out of hello (unsupported).
+const missing = new Set();
+function absentModule(relative) {
+  const fail = () => {
+    throw new Error(`pi ${pkg.version} has no dist/${relative}`);
+  };
+  return new Proxy({}, { get: (_, key) => (key === "then" ? undefined : fail) });
+}
+
+class InvalidInput extends Error {}
+
 const context = {
   packageDir,
-  // import one of Pi's modules by its path under dist/
-  load: (relative) => import(pathToFileURL(join(packageDir, "dist", relative)).href),
+  InvalidInput,
+  version: pkg.version,
   // a limit that is null or absent takes Pi's default: pass undefined, as a caller would
   limit: (value) => (value === null ? undefined : value),
 };
 
 const handlers = {};
 for (const file of readdirSync(join(here, "ops")).filter((f) => f.endsWith(".mjs")).sort()) {
-  const make = (await import(pathToFileURL(join(here, "ops", file)).href)).default;
-  for (const [op, handler] of Object.entries(await make(context))) {
+  const loaded = new Set();
+  // import one of Pi's modules by its path under dist/
+  const load = async (relative) => {
+    loaded.add(relative);
+    if (!existsSync(join(packageDir, "dist", relative))) {
+      missing.add(relative);
+      return absentModule(relative);
+    }
+    return import(pathToFileURL(join(packageDir, "dist", relative)).href);
+  };
+  const module = await import(pathToFileURL(join(here, "ops", file)).href);
+  let made;
+  try {
+    made = await module.default({ ...context, load });
+  } catch (error) {
+    // a file that uses an absent module as it starts offers none of its ops
+    if ([...loaded].some((relative) => missing.has(relative))) continue;
+    throw error;
+  }
+  for (const [op, handler] of Object.entries(made)) {
     if (op in handlers) throw new Error(`ops/${file} redefines ${op}`);
+    // an op needs what its file says (`needs`), else every module its file loaded
+    const needs = module.needs?.[op] ?? [...loaded];
+    if (needs.some((relative) => missing.has(relative))) continue;
     handlers[op] = handler;
   }
 }
@@ -41,8 +74,6 @@ const hello = {
   ops: Object.keys(handlers).sort(),
 };
 
-class InvalidInput extends Error {}
-context.InvalidInput = InvalidInput;
 
 async function answer(request) {
   if (request.op === "hello") return { id: request.id, result: hello };

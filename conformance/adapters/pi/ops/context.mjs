@@ -8,11 +8,20 @@ import { writeFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { materialize, realPath, virtualize, removeTree } from "../tree.mjs";
 
+// what each op needs of Pi (the adapter leaves an op out where a release lacks a module)
+export const needs = {
+  "context.discover": ["core/resource-loader.js"],
+  "trust.resolve": ["core/trust-manager.js", "core/project-trust.js"],
+  "skills.load": ["core/skills.js"],
+  "skills.format": ["core/skills.js"],
+  "prompt.build": ["core/system-prompt.js"],
+  "resources.load": ["core/resource-loader.js", "core/settings-manager.js"],
+};
+
 const SKILL_FIELDS = ["name", "description", "filePath", "baseDir", "disableModelInvocation"];
 
 export default async function contextOps(context) {
   const { load, packageDir } = context;
-  // context.InvalidInput is set once every ops module is loaded: look it up when throwing
   const invalid = (message) => new context.InvalidInput(message);
   const loader = await load("core/resource-loader.js");
   const trustManager = await load("core/trust-manager.js");

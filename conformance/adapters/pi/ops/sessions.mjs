@@ -7,7 +7,6 @@ import { modelRequest } from "../shims.mjs";
 import { hostSession } from "../host.mjs";
 export default async function sessionOps(context) {
   const { load } = context;
-  // adapter.mjs defines InvalidInput after loading the ops: look it up when needed
   const invalid = (message) => new context.InvalidInput(message);
   const compaction = await load("core/compaction/compaction.js");
   const branchSummary = await load("core/compaction/branch-summarization.js");
