@@ -11,6 +11,7 @@ import pytest
 from conformance.adapters import open_implementation
 from conformance.adapters import pi as pi_adapter
 from conformance.adapters.pi import PiInstallError, cache_root, ensure_installed
+from conformance.adapters.wire import WireImplementation
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent / "conformance" / "adapters" / "pi"
 
@@ -64,3 +65,30 @@ def test_cache_location_follows_the_environment(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("CTXSPEC_CACHE", "/y")
     assert cache_root() == Path("/y")
     assert os.environ["CTXSPEC_CACHE"] == "/y"
+
+
+def test_ops_of_modules_a_release_lacks_are_unsupported(tmp_path: Path) -> None:
+    """A release without some of Pi's modules: the adapter lists only the ops it can answer."""
+    node = ensure_installed(quiet=True).node
+    package = tmp_path / "pi-coding-agent"
+    (package / "dist" / "core" / "tools").mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "stub", "version": "0.1.0", "type": "module"}')
+    (package / "dist" / "core" / "tools" / "truncate.js").write_text(
+        "export const formatSize = (n) => `${n}B`;\n"
+        "export const truncateHead = () => ({});\n"
+        "export const truncateTail = () => ({});\n"
+        "export const truncateLine = () => ({});\n"
+    )
+    adapter = PACKAGE_DIR / "adapter.mjs"
+    impl = WireImplementation([str(node), str(adapter), str(package)], name="stub")
+    try:
+        assert sorted(impl.hello["ops"]) == [
+            "format.size",
+            "truncate.head",
+            "truncate.line",
+            "truncate.tail",
+        ]
+        assert impl.call("format.size", {"bytes": 3}).result == "3B"
+        assert impl.call("tool.read", {"path": "x"}).error.type == "unsupported"  # type: ignore[union-attr]
+    finally:
+        impl.close()
