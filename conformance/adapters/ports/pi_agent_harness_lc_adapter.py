@@ -141,6 +141,14 @@ def _dump(value: Any) -> Any:
     return value
 
 
+def _message_out(message: Any) -> Any:
+    """A port message in Pi's shape: its `Usage` has a `reasoningTokens` Pi's has not."""
+    out = _dump(message)
+    if isinstance(out, dict) and isinstance(out.get("usage"), dict):
+        out["usage"].pop("reasoningTokens", None)
+    return out
+
+
 def _entry_out(entry: Any) -> Any:
     """A session entry as the port writes it to a session file (its `_entry_to_json`)."""
     return json.loads(_storage._entry_to_json(entry))
@@ -239,7 +247,7 @@ def _storage_for(metadata: Any, entries: list[Any], leaf: Any) -> Any:
 
 
 def _context_out(context: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"messages": _dump(list(context.messages))}
+    out: dict[str, Any] = {"messages": [_message_out(m) for m in context.messages]}
     out["thinkingLevel"] = context.thinkingLevel
     out["model"] = context.model
     return out
@@ -535,7 +543,9 @@ def compaction_serialize(args: Args) -> Any:
 
 def messages_convert(args: Args) -> Any:
     # harness_convert_to_llm takes typed messages and the dicts of session replay alike
-    return _dump(_messages.harness_convert_to_llm(list(args.get("messages") or [])))
+    return [
+        _message_out(m) for m in _messages.harness_convert_to_llm(list(args.get("messages") or []))
+    ]
 
 
 def _guarded(handler: Callable[[Args], Any]) -> Callable[[Args], Any]:
