@@ -1,0 +1,74 @@
+"""The PyPI port pi-agent-harness-lc 0.6.0 as an implementation: its venv, hello, a call."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conformance.adapters import open_implementation
+from conformance.adapters.base import Implementation
+from conformance.adapters.cache import cache_root
+from conformance.adapters.named import parse_named
+from conformance.adapters.ports import pi_agent_harness_lc
+
+SPEC = "pi-agent-harness-lc@0.6.0"
+
+
+@pytest.fixture(scope="module")
+def impl() -> Iterator[Implementation]:
+    """One adapter process for the module (the first use installs the venv from PyPI)."""
+    implementation = open_implementation(SPEC)
+    yield implementation
+    implementation.close()
+
+
+class TestPiAgentHarnessLc:
+    """Install, handshake and one answer of the port's adapter."""
+
+    def test_name_resolves_to_this_module(self) -> None:
+        """`pi-agent-harness-lc@0.6.0` names the family whose installer is this module."""
+        spec = parse_named(SPEC)
+        assert spec is not None
+        assert spec.family.module == pi_agent_harness_lc.__name__
+        assert spec.version == "0.6.0"
+
+    def test_requirements_pin_the_port_and_its_loose_dependencies(self) -> None:
+        """The venv gets the exact port and core, and the versions the run was made with."""
+        pins = pi_agent_harness_lc.requirements("0.6.0")
+        assert pins[:2] == ["pi-agent-harness-lc==0.6.0", "pi-agent-core-lc==0.6.0"]
+        assert all("==" in pin for pin in pins)
+        assert any(pin.startswith("langchain-core==") for pin in pins)
+
+    def test_install_is_cached(self) -> None:
+        """A second install returns the same venv python from the cache and the adapter."""
+        first = pi_agent_harness_lc.install("0.6.0", quiet=True)
+        second = pi_agent_harness_lc.install("0.6.0", quiet=True)
+        assert first.argv == second.argv
+        python, script = (Path(arg) for arg in first.argv)
+        assert python.is_relative_to(cache_root() / "impls" / "pi-agent-harness-lc-0.6.0")
+        assert script == pi_agent_harness_lc.ADAPTER
+
+    def test_hello_lists_the_ops(self, impl: Implementation) -> None:
+        """hello names the port and lists only the ops its API answers."""
+        impl.call("compaction.should", {"contextTokens": 0, "contextWindow": 1})  # starts it
+        hello = impl.hello
+        assert hello["implementation"]["name"] == "pi-agent-harness-lc"
+        assert hello["implementation"]["version"] == "0.6.0"
+        ops = set(hello["ops"])
+        assert {"session.context", "session.navigate", "tokens.estimate", "prompt.build"} <= ops
+        assert not ops & {"truncate.head", "compaction.cut_point", "session.run"}
+
+    def test_one_call_answers(self, impl: Implementation) -> None:
+        """compaction.should answers with the port's own threshold test."""
+        reply = impl.call("compaction.should", {"contextTokens": 1000, "contextWindow": 1200})
+        assert reply.error is None
+        assert reply.result == {"shouldCompact": True, "contextTokens": 1000}
+
+    def test_unexpressible_input_is_unsupported(self, impl: Implementation) -> None:
+        """A skills block for the bash read tool is an input the port cannot express."""
+        skill = {"name": "a", "description": "d", "filePath": "/s/a/SKILL.md"}
+        reply = impl.call("skills.format", {"skills": [skill], "fileReadTool": "bash"})
+        assert reply.error is not None
+        assert reply.error.type == "unsupported"
