@@ -104,12 +104,29 @@ def _limits(args: Args, names: Mapping[str, str]) -> dict[str, Any]:
 _TRUNCATE_LIMITS: Final = {"maxLines": "max_lines", "maxBytes": "max_bytes"}
 
 
+_COUNTS: Final = ("totalLines", "totalBytes", "outputLines", "outputBytes")
+
+
+def _truncation_out(result: Any) -> dict[str, Any]:
+    """The port's `TruncationResult` in Pi's shape; a negative count has none on the wire
+    (the protocol's counts are integers >= 0), so it is reported as the port's failure."""
+    out: dict[str, Any] = _plain(result)
+    negative = {key: out[key] for key in _COUNTS if out[key] < 0}
+    if negative:
+        raise RuntimeError(f"the port answered negative counts {negative}: {out}")
+    return out
+
+
 def truncate_head(args: Args) -> Any:
-    return _plain(_truncate.truncate_head(args["content"], **_limits(args, _TRUNCATE_LIMITS)))
+    return _truncation_out(
+        _truncate.truncate_head(args["content"], **_limits(args, _TRUNCATE_LIMITS))
+    )
 
 
 def truncate_tail(args: Args) -> Any:
-    return _plain(_truncate.truncate_tail(args["content"], **_limits(args, _TRUNCATE_LIMITS)))
+    return _truncation_out(
+        _truncate.truncate_tail(args["content"], **_limits(args, _TRUNCATE_LIMITS))
+    )
 
 
 def truncate_line(args: Args) -> Any:
@@ -252,13 +269,13 @@ def tool_grep(args: Args) -> Any:
         return _virtual(_execute(tool, params), root)
 
 
-# An abort arrives while the command still runs (Pi's adapter: `sleep 30`, abort at
-# 0.7 s). The port's bash tool takes its agent's abort signal, set here at 0.7 s; the
-# command sleeps only 3 s, so a port that ignores the signal answers within the
+# A timeout or an abort comes while the command still runs (Pi's adapter: `sleep 30`,
+# abort at 0.7 s). The port's bash tool takes its agent's abort signal, set here at
+# 0.7 s. Its timeout kills the shell but then waits for the shell's children, so the
+# command sleeps only 3 s: a port that does not end the command answers within the
 # request's time instead of timing out.
 _ABORT_AFTER: Final = 0.7
-_ABORTED_SLEEP: Final = 3
-_TIMED_OUT_SLEEP: Final = 30
+_STILL_RUNNING: Final = "; sleep 3"
 
 
 def tool_bash(args: Args) -> Any:
@@ -271,12 +288,8 @@ def tool_bash(args: Args) -> Any:
         fixture = scratch / "output.bin"
         fixture.write_bytes(b"".join(base64.b64decode(c) for c in args.get("chunksB64") or ()))
         command = f"cat '{fixture}'"
-        if args.get("timedOut") is True:
-            command += f"; sleep {_TIMED_OUT_SLEEP}"
-        elif args.get("aborted") is True:
-            command += f"; sleep {_ABORTED_SLEEP}"
-        else:
-            command += f"; exit {exit_code}"
+        still_running = args.get("timedOut") is True or args.get("aborted") is True
+        command += _STILL_RUNNING if still_running else f"; exit {exit_code}"
         params: Args = {"command": command}
         if args.get("timedOut") is True:
             params["timeout"] = args.get("timeout", 1)
