@@ -16,7 +16,7 @@ from typing import Any, Final
 from reference import _utf8
 from reference._utf16 import code_units
 
-__all__ = ["Difference", "differences", "render", "render_value", "visible"]
+__all__ = ["Difference", "differences", "render", "render_value", "shorten", "visible"]
 
 _NAMED: Final = {
     "\n": "\\n",
@@ -30,6 +30,8 @@ _NAMED: Final = {
     "\u200b": "\\u200b",
 }
 _LONG: Final = 160  # strings longer than this are shown around the point of interest
+_VALUE_CHARS: Final = 2000  # a rendered list or object keeps its head and tail within this
+_DIFFERENCES: Final = 50  # differences shown of one result
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,16 +99,50 @@ def visible(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+def shorten(text: str, limit: int) -> str:
+    """`text`, or its head and tail within about `limit` chars with what was left out.
+
+    >>> shorten("abcdefghij", 4)
+    'ab… [6 of 10 chars not shown] …ij'
+    """
+    if len(text) <= limit:
+        return text
+    half = max(limit // 2, 1)
+    return f"{text[:half]}… [{len(text) - 2 * half} of {len(text)} chars not shown] …{text[-half:]}"
+
+
 def render_value(value: Any, *, around: int | None = None) -> str:
-    """A JSON value for a person; long strings shortened around index `around`."""
+    """A JSON value for a person; long strings shortened around index `around`.
+
+    A list or object keeps the items of its head and tail that fit in `_VALUE_CHARS`
+    chars, and says how many it left out, so a value of any size renders small.
+    """
     if isinstance(value, str):
         return _render_string(value, around)
     if isinstance(value, dict):
-        inner = ", ".join(f"{key}: {render_value(item)}" for key, item in value.items())
-        return "{" + inner + "}"
+        items = list(value.items())
+        return "{" + _render_items(items, lambda kv: f"{kv[0]}: {render_value(kv[1])}") + "}"
     if isinstance(value, list):
-        return "[" + ", ".join(render_value(item) for item in value) + "]"
-    return json.dumps(value)
+        return "[" + _render_items(value, render_value) + "]"
+    return shorten(json.dumps(value), _VALUE_CHARS)
+
+
+def _render_items(items: list[Any], show: Any) -> str:
+    """Items joined by ", " from both ends until each end has used half the budget."""
+    head: list[str] = []
+    tail: list[str] = []
+    used = [0, 0]
+    lo, hi = 0, len(items)
+    while lo < hi and used[0] < _VALUE_CHARS // 2:
+        head.append(show(items[lo]))
+        used[0] += len(head[-1]) + 2
+        lo += 1
+    while lo < hi and used[1] < _VALUE_CHARS // 2:
+        tail.append(show(items[hi - 1]))
+        used[1] += len(tail[-1]) + 2
+        hi -= 1
+    middle = [f"… {hi - lo} of {len(items)} items not shown …"] if lo < hi else []
+    return ", ".join(head + middle + tail[::-1])
 
 
 def _render_string(text: str, around: int | None) -> str:
@@ -140,7 +176,7 @@ def _bytes_around(text: str, index: int) -> str:
 def render(found: list[Difference]) -> str:
     """The differences as indented lines: path, expected, actual (and bytes for strings)."""
     lines = []
-    for difference in found:
+    for difference in found[:_DIFFERENCES]:
         if difference.missing:
             lines.append(
                 f"  {difference.path}: missing (expected {render_value(difference.expected)})"
@@ -167,4 +203,6 @@ def render(found: list[Difference]) -> str:
             lines.append(
                 f"  {difference.path}: expected {render_value(exp)}, actual {render_value(act)}"
             )
+    if len(found) > _DIFFERENCES:
+        lines.append(f"  … and {len(found) - _DIFFERENCES} more differences")
     return "\n".join(lines)

@@ -2,20 +2,35 @@
 
 - `AdapterError` and its kinds: the implementation under test broke the protocol
   (it did not start, answered garbage or the wrong id, hung, or died). The runner turns
-  each into that case's *error* status and goes on with a fresh process.
+  each into that case's *error* status and goes on with a fresh process. Messages and
+  stderr tails are capped (`MESSAGE_CHARS`, `STDERR_CHARS`: head and tail kept, with
+  sizes), so no answer of any size reaches a report whole.
+- `StopAfterTimeout`: raised, instead of calling again, by an implementation that timed
+  out earlier in the same test. It is a `BaseException` on purpose: hypothesis neither
+  retries nor shrinks on it, so a property stops at its first timeout.
 - `CorpusError`: a case file or expectations file is broken (the suite's fault).
 """
 
 from __future__ import annotations
 
+from typing import Final
+
+from conformance.compare import shorten
+
 __all__ = [
+    "MESSAGE_CHARS",
+    "STDERR_CHARS",
     "AdapterError",
     "CorpusError",
     "Crashed",
     "ProtocolViolation",
     "StartupFailed",
+    "StopAfterTimeout",
     "Timeout",
 ]
+
+MESSAGE_CHARS: Final = 4000
+STDERR_CHARS: Final = 9000  # the wire keeps 8 KiB of stderr; a margin for its header
 
 
 class AdapterError(Exception):
@@ -24,9 +39,10 @@ class AdapterError(Exception):
     kind = "adapter error"
 
     def __init__(self, message: str, *, stderr_tail: str = "") -> None:
+        message = shorten(message, MESSAGE_CHARS)
         super().__init__(message)
         self.message = message
-        self.stderr_tail = stderr_tail
+        self.stderr_tail = shorten(stderr_tail, STDERR_CHARS)
 
     def __str__(self) -> str:
         text = f"{self.kind}: {self.message}"
@@ -57,6 +73,17 @@ class Crashed(AdapterError):
     """The process exited (or closed stdout) while a request was pending."""
 
     kind = "crashed"
+
+
+class StopAfterTimeout(BaseException):
+    """A call after a `Timeout` in the same test: fails at once, never retried or shrunk."""
+
+    def __init__(self, timeout: Timeout) -> None:
+        super().__init__(str(timeout))
+        self.timeout = timeout
+
+    def __str__(self) -> str:
+        return f"{self.timeout}\n(the test stopped at this first timeout: no retries, no shrinking)"
 
 
 class CorpusError(Exception):

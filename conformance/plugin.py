@@ -1,18 +1,26 @@
 """The pytest plugin behind `ctxspec conform`: implementation, cases, statuses, reports.
 
 Options: `--impl` (reference | pi@0.85.0 | a command), `--expectations FILE`, `--case ID`,
-`--boundary NAME`, `--op OP`, `--request-timeout S`, `--results-json FILE`,
-`--summary-md FILE`. Golden cases become test items named by case id, marked with their
-boundary; cases and properties listed in the implementation's expectations file run as
-strict expected failures. Each report is classified into one of the suite's statuses
-(passed, failed, error, unsupported, expected-failure, unexpected-pass); the controller
+`--boundary NAME`, `--op OP`, `--request-timeout S`, `--max-answer-bytes N`,
+`--results-json FILE`, `--summary-md FILE`. Golden cases become test items named by case
+id, marked with their boundary; cases and properties listed in the implementation's
+expectations file run as strict expected failures. Each report is classified into one of
+the suite's statuses (passed, failed, error, unsupported, expected-failure,
+unexpected-pass); the controller
 prints a table per boundary and op and writes one JSON record per case.
+
+Before any test runs, the controller starts a command implementation once and checks its
+`hello`: when it cannot start, or its handshake is broken, the run stops with one error
+(the command, the failure, the stderr tail) and exit status `STARTUP_FAILED_STATUS` (6,
+distinct from pytest's 0-5), instead of an error per case. Every failure report is capped
+at `REPORT_CHARS` chars (head and tail kept).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 import time
 from collections import Counter
@@ -26,9 +34,11 @@ from hypothesis import HealthCheck, Verbosity, settings
 from conformance import DATA_VERSION, __version__
 from conformance.adapters import Implementation, open_implementation
 from conformance.adapters.pi import PI_VERSION
+from conformance.adapters.wire import DEFAULT_MAX_ANSWER_BYTES, WireImplementation
 from conformance.cases import BOUNDARIES, Case, corpus_digest, load_cases
 from conformance.check import CaseMismatch, rerun_command
-from conformance.errors import AdapterError
+from conformance.compare import shorten
+from conformance.errors import AdapterError, StartupFailed, StopAfterTimeout
 from conformance.expectations import Expectations, default_expectations_file, load_expectations
 from conformance.protocol import PROTOCOL_VERSION
 
@@ -41,6 +51,8 @@ STATUSES: Final = (
     "unexpected-pass",
 )
 FAILING: Final = frozenset({"failed", "error", "unexpected-pass"})
+STARTUP_FAILED_STATUS: Final = 6  # the implementation did not start: nothing was run
+REPORT_CHARS: Final = 16000  # a failure report keeps its head and tail within this
 _KIND_LABEL: Final = {"case": "cases", "property": "properties"}
 
 settings.register_profile(
@@ -58,6 +70,8 @@ settings.register_profile("debug", max_examples=25, deadline=None, verbosity=Ver
 _expectations_key = pytest.StashKey[Expectations]()
 _records_key = pytest.StashKey[list[dict[str, Any]]]()
 _hello_key = pytest.StashKey[dict[str, Any]]()
+_probed_key = pytest.StashKey[Implementation]()
+_startup_failed_key = pytest.StashKey[str]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -86,6 +100,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=float,
         default=30.0,
         help="seconds an implementation may take for one request",
+    )
+    group.addoption(
+        "--max-answer-bytes",
+        type=int,
+        default=DEFAULT_MAX_ANSWER_BYTES,
+        help="bytes one answer line may hold; a longer one is an error (default 64 MiB)",
     )
     group.addoption("--results-json", default=None, help="write one JSON record per case here")
     group.addoption("--summary-md", default=None, help="write a Markdown summary here")
@@ -172,15 +192,70 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = kept
 
 
+def _open(config: pytest.Config) -> Implementation:
+    implementation = open_implementation(
+        config.getoption("impl"), timeout=config.getoption("request_timeout")
+    )
+    if isinstance(implementation, WireImplementation):
+        implementation.max_answer_bytes = config.getoption("max_answer_bytes")
+    return implementation
+
+
 @pytest.fixture(scope="session")
 def impl(request: pytest.FixtureRequest) -> Generator[Implementation, None, None]:
     """The implementation under test: one per process (so one adapter per xdist worker)."""
     config = request.config
-    implementation = open_implementation(
-        config.getoption("impl"), timeout=config.getoption("request_timeout")
-    )
+    if _probed_key in config.stash:  # started by the start-up check: go on with it
+        implementation = config.stash[_probed_key]
+        del config.stash[_probed_key]
+    else:
+        implementation = _open(config)
     yield implementation
     implementation.close()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """Each test starts with a clean slate: an earlier test's timeout does not stop it."""
+    funcargs = getattr(item, "funcargs", {})
+    implementation = funcargs.get("impl")
+    if isinstance(implementation, WireImplementation):
+        implementation.new_test()
+
+
+def _check_startup(config: pytest.Config) -> None:
+    """Start a command implementation once, before any worker; stop the run if it cannot.
+
+    The stop comes before xdist starts its workers (its `pytest_sessionstart` runs last),
+    prints the error once on stderr and exits with `STARTUP_FAILED_STATUS`.
+    """
+    if config.getoption("impl") == "reference" or config.option.collectonly:
+        return
+    implementation = _open(config)
+    if not isinstance(implementation, WireImplementation):
+        implementation.close()
+        return
+    try:
+        hello = dict(implementation.hello)
+    except StartupFailed as error:
+        implementation.close()
+        config.stash[_startup_failed_key] = str(error)
+        _write_reports(config)
+        sys.stderr.write(
+            f"ctxspec: the implementation under test did not start, so no case was run\n"
+            f"  command: {shlex.join(implementation.argv)}\n"
+            f"  {error}\n"
+        )
+        sys.stderr.flush()
+        pytest.exit(
+            f"start-up failed (exit status {STARTUP_FAILED_STATUS})",
+            returncode=STARTUP_FAILED_STATUS,
+        )
+    config.stash[_hello_key] = hello
+    if config.pluginmanager.has_plugin("dsession"):
+        implementation.close()  # xdist: each worker starts its own
+    else:
+        config.stash[_probed_key] = implementation  # the run goes on with this process
 
 
 def _describe(item: pytest.Item) -> dict[str, Any]:
@@ -211,7 +286,7 @@ def _describe(item: pytest.Item) -> dict[str, Any]:
 
 def _classify(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str:
     excinfo = call.excinfo
-    if excinfo is not None and isinstance(excinfo.value, AdapterError):
+    if excinfo is not None and isinstance(excinfo.value, AdapterError | StopAfterTimeout):
         return "error"
     if report.skipped:
         if hasattr(report, "wasxfail"):
@@ -236,8 +311,12 @@ def pytest_runtest_makereport(
         record = dict(described, status=status, duration=round(report.duration, 6))
         excinfo = call.excinfo
         if status in FAILING:
-            if excinfo is not None and isinstance(excinfo.value, CaseMismatch | AdapterError):
+            if excinfo is not None and isinstance(
+                excinfo.value, CaseMismatch | AdapterError | StopAfterTimeout
+            ):
                 report.longrepr = str(excinfo.value)
+            if len(text := str(report.longrepr)) > REPORT_CHARS:
+                report.longrepr = shorten(text, REPORT_CHARS)
             if described["kind"] == "case":
                 rerun = rerun_command(impl, described["id"])
                 report.longrepr = f"{report.longrepr}\n  rerun: {rerun}"
@@ -287,6 +366,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     _CONFIG["config"] = session.config
     session.config.stash[_records_key] = []
     session.config.stash[_started_key] = time.time()
+    if not hasattr(session.config, "workerinput"):
+        _check_startup(session.config)
 
 
 _started_key = pytest.StashKey[float]()
@@ -358,9 +439,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     if hasattr(config, "workerinput"):
         return
+    _write_reports(config)
+
+
+def _write_reports(config: pytest.Config) -> None:
     collected: list[dict[str, Any]] = config.stash.get(_records_key, [])
     records = sorted(collected, key=lambda r: (r["kind"], r["id"]))
     header = _header(config)
+    if _startup_failed_key in config.stash:
+        header["startupFailed"] = config.stash[_startup_failed_key]
     if path := config.getoption("results_json"):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(json.dumps({"header": header, "records": records}, indent=1) + "\n")
@@ -377,6 +464,9 @@ def _markdown(header: dict[str, Any], records: list[dict[str, Any]]) -> str:
         f"{header['piVersion']}, corpus `{header['corpusSha256'][:16]}`",
         "",
     ]
+    if "startupFailed" in header:
+        lines += ["## start-up failed: no case was run", "", "```", header["startupFailed"], "```"]
+        return "\n".join(lines) + "\n"
     rows = _rows(records)
     lines.append("| " + " | ".join(rows[0]) + " |")
     lines.append("|" + "---|" * len(rows[0]))

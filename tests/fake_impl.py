@@ -15,6 +15,17 @@ Answers like the reference, except as the modes say:
   bad-hello      answers hello with garbage
   old-protocol   says it speaks protocol 0
   no-hello-ops   lists no ops in hello (every case is unsupported)
+  hello-without-ops  answers hello without the ops key (an invalid handshake)
+  crash-at-start exits with status 1 before the handshake (after a stderr line)
+  setsid-child   on the first non-hello request, forks a child that calls setsid(),
+                 keeps stdout and stderr open and sleeps, and a grandchild of it (pids in
+                 $FAKE_STATE and $FAKE_STATE.grandchild); then exits with status 0
+                 (with `hang`: hangs instead; with `answer`: answers on, leaving the stray)
+  clean-env      with setsid-child: the child execs `sleep` with an empty environment
+  huge-answer    answers with a well-formed line of $FAKE_BYTES bytes (default 2 MB)
+  endless-line   answers with bytes that never end in a newline
+  huge-wrong     answers truncate ops with $FAKE_BYTES of content and a huge extra list
+  stderr-flood   writes $FAKE_BYTES bytes (default 2 MB) to stderr without a newline, exits 4
 """
 
 from __future__ import annotations
@@ -28,25 +39,81 @@ from pathlib import Path
 from conformance.adapters.reference import HELLO, handle
 
 
+def _setsid_child(modes: set[str], state: Path) -> None:
+    """A child that leaves the process group and session, holding stdout and stderr."""
+    if state.exists():
+        return  # once per run
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:  # a grandchild too: a tree, not one process
+            state.with_suffix(".grandchild").write_text(str(os.getpid()))
+            time.sleep(3600)
+            os._exit(0)
+        state.write_text(str(os.getpid()))
+        if "clean-env" in modes:
+            os.execve("/bin/sleep", ["sleep", "3600"], {})
+        time.sleep(3600)
+        os._exit(0)
+    for _ in range(500):  # the pids are written before the runner may see anything
+        if state.exists() and state.with_suffix(".grandchild").exists():
+            break
+        time.sleep(0.01)
+
+
+def _size() -> int:
+    return int(os.environ.get("FAKE_BYTES", str(2_000_000)))
+
+
+def _hello(modes: set[str], request_id: int) -> None:
+    if "bad-hello" in modes:
+        print("hello yourself", flush=True)
+        return
+    hello = dict(HELLO, implementation={"name": "fake", "version": "0", "language": "py"})
+    if "old-protocol" in modes:
+        hello["protocol"] = 0
+    if "no-hello-ops" in modes:
+        hello["ops"] = []
+    if "hello-without-ops" in modes:
+        del hello["ops"]
+    print(json.dumps({"id": request_id, "result": hello}), flush=True)
+
+
+def _hostile(modes: set[str], state: Path, request_id: int) -> bool:
+    """The modes that attack the runner's bounds; True when the request is answered."""
+    if "setsid-child" in modes:
+        _setsid_child(modes, state)
+        if "hang" not in modes and "answer" not in modes:
+            sys.exit(0)
+    if "hang" in modes:
+        time.sleep(3600)
+    if "huge-answer" in modes:
+        sys.stdout.write(json.dumps({"id": request_id, "result": "x" * _size()}) + "\n")
+        sys.stdout.flush()
+        return True
+    if "endless-line" in modes:
+        while True:
+            sys.stdout.write("x" * 65536)
+    if "stderr-flood" in modes:
+        sys.stderr.write("e" * _size())
+        sys.stderr.flush()
+        sys.exit(4)
+    return False
+
+
 def main() -> None:
     modes = set(sys.argv[1:])
     state = Path(os.environ.get("FAKE_STATE", "/nonexistent"))
+    if "crash-at-start" in modes:
+        print("fake: cannot start on purpose", file=sys.stderr, flush=True)
+        sys.exit(1)
     for raw in sys.stdin.buffer:
         request = json.loads(raw)
         op, request_id = request["op"], request["id"]
         if op == "hello":
-            if "bad-hello" in modes:
-                print("hello yourself", flush=True)
-                continue
-            hello = dict(HELLO, implementation={"name": "fake", "version": "0", "language": "py"})
-            if "old-protocol" in modes:
-                hello["protocol"] = 0
-            if "no-hello-ops" in modes:
-                hello["ops"] = []
-            print(json.dumps({"id": request_id, "result": hello}), flush=True)
+            _hello(modes, request_id)
             continue
-        if "hang" in modes:
-            time.sleep(3600)
+        if _hostile(modes, state, request_id):
+            continue
         if "crash" in modes or ("crash-once" in modes and not state.exists()):
             if "crash-once" in modes:
                 state.write_text("crashed once")
@@ -71,6 +138,8 @@ def main() -> None:
                 reply["result"].update(content=kept, outputBytes=len(kept.encode()))
             if "bad-shape" in modes:
                 reply["result"].pop("totalBytes", None)
+            if "huge-wrong" in modes and "truncatedBy" in reply["result"]:
+                reply["result"].update(content="y" * _size(), huge=list(range(_size() // 8)))
         print(json.dumps(reply), flush=True)
 
 

@@ -8,7 +8,13 @@ from collections.abc import Callable
 import pytest
 
 from conformance.adapters.wire import WireImplementation
-from conformance.errors import Crashed, ProtocolViolation, StartupFailed, Timeout
+from conformance.errors import (
+    Crashed,
+    ProtocolViolation,
+    StartupFailed,
+    StopAfterTimeout,
+    Timeout,
+)
 
 ARGS = {"content": "a\nb\nc", "maxLines": 2}
 Fake = Callable[..., list[str]]
@@ -35,10 +41,13 @@ class TestWireImplementation:
             impl.close()
 
     def test_hang_is_a_timeout_then_a_restart(self, fake: Fake) -> None:
-        """A request without an answer raises Timeout after the bound; the next call restarts."""
+        """A request without an answer raises Timeout; the next test's call restarts."""
         impl = wire(fake("hang"), timeout=0.5)
         with pytest.raises(Timeout, match=r"within 0\.5 s"):
             impl.call("truncate.head", ARGS)
+        with pytest.raises(StopAfterTimeout):  # the same test: no second wait
+            impl.call("truncate.head", ARGS)
+        impl.new_test()
         with pytest.raises(Timeout):
             impl.call("truncate.head", ARGS)
         assert impl.restarts == 1
