@@ -86,7 +86,10 @@ def conform_ports(session: nox.Session, impl: str) -> None:
 def changelog(session: nox.Session) -> None:
     """Rewrite docs/pi-changelog.md by bisection over Pi's releases since the pin."""
     install(session, "test")
-    session.run("ctxspec", "changelog", "pi@0.85.0..pi@1.6.0", "--out", "docs/pi-changelog.md")
+    session.run(
+        "ctxspec", "changelog", "pi@0.85.0..pi@1.6.0",
+        "--out", "docs/pi-changelog.md", "--data", "docs/pi-changelog.json",
+    )  # fmt: skip
 
 
 @nox.session(default=False)

@@ -21,11 +21,12 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from conformance.adapters import pi
 from conformance.adapters.named import InstallError, parse_named
 from conformance.cases import load_cases
-from conformance.expectations_write import diff_lines
+from conformance.expectations_write import Change, diff_lines, load_changes, match_changes
 
 __all__ = ["Outcome", "bisect_changes", "main_changelog", "parse_range", "render", "run_cases"]
 
@@ -165,8 +166,11 @@ def render(
     changes: Sequence[Changed],
     runs: Mapping[str, int],
     ops: Mapping[str, str],
+    *,
+    reasons: Mapping[str, Sequence[Change]] | None = None,
 ) -> str:
-    """The Markdown page."""
+    """The Markdown page; `reasons` names the catalogued change(s) behind each case."""
+    reasons = reasons or {}
     first, last = versions[0], versions[-1]
     lines = [
         f"# What changed in Pi's context layer since {first}",
@@ -193,11 +197,18 @@ def render(
         if not found:
             continue
         lines += [f"## {version}", ""]
+        named = {c.name: c for change in found for c in reasons.get(change.case_id, ())}
+        for catalogued in named.values():
+            lines.append(f"- **{catalogued.name}**: {catalogued.reason}")
+        if named:
+            lines += ["", "Cases:", ""]
         for change in found:
             op = ops.get(change.case_id, "?")
+            tags = ", ".join(c.name for c in reasons.get(change.case_id, ())) or "unexplained"
+            later = f"; changed again by {last}" if change.at_end != change.after else ""
             lines.append(
-                f"- `{change.case_id}` ({op}): {change.before.status} → {change.after.status}"
-                + (f", at {last}: {change.at_end.status}" if change.at_end != change.after else "")
+                f"- `{change.case_id}` ({op}): {change.before.status} → "
+                f"{change.after.status} [{tags}]{later}"
             )
             shown = change.after.diff[:6]
             if shown:
@@ -211,18 +222,82 @@ def render(
     return "\n".join(lines).rstrip() + "\n"
 
 
-def main_changelog(spec: str, out: str | None, jobs: str) -> int:
-    family, first, last = parse_range(spec)
-    versions = published_versions(family, first, last)
-    print(f"ctxspec changelog: releases {' '.join(versions)}", file=sys.stderr)
+def _to_data(versions: Sequence[str], changes: Sequence[Changed], runs: Mapping[str, int]) -> Any:
+    def outcome(o: Outcome) -> dict[str, Any]:
+        return {"status": o.status, "diff": list(o.diff)}
 
-    def run(impl: str, ids: Sequence[str] | None) -> dict[str, Outcome]:
-        print(f"  {impl}: {'all cases' if ids is None else f'{len(ids)} cases'}", file=sys.stderr)
-        return run_cases(impl, ids, jobs=jobs)
+    return {
+        "versions": list(versions),
+        "runs": dict(runs),
+        "changes": [
+            {
+                "id": c.case_id,
+                "firstVersion": c.first_version,
+                "before": outcome(c.before),
+                "after": outcome(c.after),
+                "atEnd": outcome(c.at_end),
+            }
+            for c in changes
+        ],
+    }
 
-    changes, runs = bisect_changes(family, versions, run)
+
+def _from_data(data: Any) -> tuple[list[str], list[Changed], dict[str, int]]:
+    def outcome(o: Any) -> Outcome:
+        return Outcome(o["status"], tuple(o["diff"]))
+
+    changes = [
+        Changed(
+            c["id"],
+            c["firstVersion"],
+            outcome(c["before"]),
+            outcome(c["after"]),
+            outcome(c["atEnd"]),
+        )
+        for c in data["changes"]
+    ]
+    return list(data["versions"]), changes, dict(data["runs"])
+
+
+def explain(family: str, changes: Sequence[Changed]) -> dict[str, list[Change]]:
+    """The catalogued changes behind each changed case, at the release that changed it."""
+    catalogue = load_changes(family)
     ops = {case.id: case.op for case in load_cases()}
-    page = render(family, versions, changes, runs, ops)
+    explained = {}
+    for change in changes:
+        record = {
+            "id": change.case_id,
+            "op": ops.get(change.case_id, ""),
+            "status": change.after.status,
+            "message": "\n".join(change.after.diff),
+        }
+        explained[change.case_id] = match_changes(record, catalogue, change.first_version)
+    return explained
+
+
+def main_changelog(
+    spec: str, out: str | None, jobs: str, *, data: str | None = None, rerender: bool = False
+) -> int:
+    """Run (or, with `rerender`, read back from `data`) the bisection and write the page."""
+    family, first, last = parse_range(spec)
+    if rerender:
+        if not data:
+            raise ValueError("--rerender needs --data FILE (written by an earlier run)")
+        versions, changes, runs = _from_data(json.loads(Path(data).read_text()))
+    else:
+        versions = published_versions(family, first, last)
+        print(f"ctxspec changelog: releases {' '.join(versions)}", file=sys.stderr)
+
+        def run(impl: str, ids: Sequence[str] | None) -> dict[str, Outcome]:
+            what = "all cases" if ids is None else f"{len(ids)} cases"
+            print(f"  {impl}: {what}", file=sys.stderr)
+            return run_cases(impl, ids, jobs=jobs)
+
+        changes, runs = bisect_changes(family, versions, run)
+        if data:
+            Path(data).write_text(json.dumps(_to_data(versions, changes, runs), indent=1) + "\n")
+    ops = {case.id: case.op for case in load_cases()}
+    page = render(family, versions, changes, runs, ops, reasons=explain(family, changes))
     if out:
         Path(out).write_text(page, "utf-8")
         print(f"ctxspec changelog: {len(changes)} changed cases -> {out}", file=sys.stderr)

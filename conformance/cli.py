@@ -179,7 +179,13 @@ def _expectations(options: argparse.Namespace) -> int:
 
 def _changelog(options: argparse.Namespace) -> int:
     try:
-        return main_changelog(options.range, options.out, options.numprocesses or "auto")
+        return main_changelog(
+            options.range,
+            options.out,
+            options.numprocesses or "auto",
+            data=options.data,
+            rerender=options.rerender,
+        )
     except (ValueError, InstallError) as error:
         print(f"ctxspec: {error}", file=sys.stderr)
         return 2
@@ -293,6 +299,10 @@ def _add_tool_commands(commands: Any) -> None:
     changelog.add_argument("range", help="pi@A..pi@B")
     changelog.add_argument("--out", help="write the Markdown page here (default: stdout)")
     changelog.add_argument("-n", dest="numprocesses", default=None, help="parallel workers")
+    changelog.add_argument("--data", help="save the outcomes as JSON (or read them: --rerender)")
+    changelog.add_argument(
+        "--rerender", action="store_true", help="write the page from --data, running nothing"
+    )
     changelog.set_defaults(run=_changelog)
 
 
