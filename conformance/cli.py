@@ -39,6 +39,7 @@ from conformance.changelog import main_changelog
 from conformance.errors import CorpusError
 from conformance.expectations import default_expectations_file, load_expectations
 from conformance.expectations_write import load_changes, write_expectations
+from conformance.matrix import add_matrix_command
 
 __all__ = ["main"]
 
@@ -304,6 +305,8 @@ def _add_tool_commands(commands: Any) -> None:
         "--rerender", action="store_true", help="write the page from --data, running nothing"
     )
     changelog.set_defaults(run=_changelog)
+
+    add_matrix_command(commands)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,359 @@
+"""`ctxspec matrix`: one report over several implementations.
+
+Each implementation runs `ctxspec conform --json` in a child process (or its results
+file is given with `--from`), and the results become:
+
+- `matrix.json`: the suite's header, per implementation its counts per status, per
+  boundary and per op, its failing records, and per case the status of each;
+- `index.html`: a static page (no external assets) with implementations as columns and
+  boundary/op as rows; a count of failing cases links to their list, where each case
+  shows its message with invisible characters escaped as in the text report;
+- `badges/<slug>.svg`: a flat badge per implementation (passed / total, red when the run
+  fails, grey when it could not run).
+
+An implementation that cannot be installed or started gets its column with the error,
+not a crash of the matrix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import re
+import subprocess
+import sys
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+__all__ = ["add_matrix_command", "build_matrix", "run_matrix", "write_matrix"]
+
+STATUSES: Final = (
+    "passed",
+    "failed",
+    "error",
+    "unsupported",
+    "expected-failure",
+    "unexpected-pass",
+)
+FAILING: Final = frozenset({"failed", "error", "unexpected-pass"})
+LISTED: Final = frozenset({"failed", "error", "unexpected-pass", "expected-failure"})
+_OUTPUT_TAIL = 4000
+
+
+def slug(name: str) -> str:
+    """A file-name-safe form of an implementation's name."""
+    return re.sub(r"[^A-Za-z0-9.]+", "-", name).strip("-").lower() or "impl"
+
+
+def run_matrix(
+    impls: Sequence[str],
+    out: Path,
+    *,
+    jobs: str | None = None,
+    timeout: float | None = None,
+    extra: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """Run the suite against each implementation; a results dict (or an error) per one."""
+    results = []
+    (out / "results").mkdir(parents=True, exist_ok=True)
+    for impl in impls:
+        target = out / "results" / f"{slug(impl)}.json"
+        target.unlink(missing_ok=True)
+        command = [sys.executable, "-m", "conformance.cli", "conform", "--impl", impl]
+        command += ["--json", str(target)]
+        if jobs:
+            command += ["-n", jobs]
+        if timeout:
+            command += ["--timeout", str(timeout)]
+        command += list(extra)
+        print(f"ctxspec matrix: {impl}", file=sys.stderr, flush=True)
+        completed = subprocess.run(command, capture_output=True, text=True, check=False)
+        data = json.loads(target.read_text()) if target.is_file() else None
+        if data is not None and (data.get("records") or completed.returncode == 0):
+            data["exitStatus"] = completed.returncode
+            results.append(data)
+        else:  # no results: it could not be installed or started
+            tail = (completed.stdout + completed.stderr)[-_OUTPUT_TAIL:]
+            results.append(
+                {
+                    "header": {"implementation": impl},
+                    "records": [],
+                    "exitStatus": completed.returncode,
+                    "runError": tail or f"exited with status {completed.returncode}",
+                }
+            )
+    return results
+
+
+def _counts(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    counter = Counter(str(r["status"]) for r in records)
+    return {status: counter[status] for status in STATUSES}
+
+
+def build_matrix(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The matrix (the content of matrix.json) from results files' data."""
+    header: Mapping[str, Any] = next((r["header"] for r in results if r.get("records")), {})
+    implementations = []
+    cases: dict[str, dict[str, Any]] = {}
+    seen: set[str] = set()
+    for data in results:
+        name = str(data["header"].get("implementation", "?"))
+        key = slug(name)
+        while key in seen:
+            key += "-2"
+        seen.add(key)
+        records = list(data.get("records", []))
+        hello = data["header"].get("hello") or {}
+        by_boundary: dict[str, list[Any]] = {}
+        by_op: dict[str, list[Any]] = {}
+        for record in records:
+            by_boundary.setdefault(record["boundary"], []).append(record)
+            by_op.setdefault(f"{record['boundary']} / {record['op']}", []).append(record)
+            entry = cases.setdefault(
+                record["id"],
+                {"boundary": record["boundary"], "op": record["op"], "kind": record["kind"]},
+            )
+            entry.setdefault("statuses", {})[key] = record["status"]
+        counts = _counts(records)
+        implementations.append(
+            {
+                "name": name,
+                "slug": key,
+                "version": (hello.get("implementation") or {}).get("version"),
+                "expectations": data["header"].get("expectations"),
+                "counts": counts,
+                "total": len(records),
+                "passes": bool(records) and not any(counts[s] for s in FAILING),
+                "runError": data.get("runError"),
+                "byBoundary": {b: _counts(rs) for b, rs in sorted(by_boundary.items())},
+                "byOp": {op: _counts(rs) for op, rs in sorted(by_op.items())},
+                "listed": [
+                    {k: r.get(k) for k in ("id", "kind", "boundary", "op", "status", "message")}
+                    for r in records
+                    if r["status"] in LISTED
+                ],
+            }
+        )
+    suite = {
+        k: header.get(k)
+        for k in ("suiteVersion", "dataVersion", "protocol", "piVersion", "corpusSha256")
+    }
+    return {"suite": suite, "implementations": implementations, "cases": cases}
+
+
+def shown(text: str) -> str:
+    """`text` for the page: invisible characters and lone surrogates escaped, then HTML."""
+    out = []
+    for char in text:
+        code = ord(char)
+        invisible = unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp", "Zs", "Co", "Cn"}
+        if 0xD800 <= code <= 0xDFFF or (invisible and char not in "\n "):
+            out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
+        else:
+            out.append(char)
+    return html.escape("".join(out))
+
+
+_STYLE = """
+body{font:14px system-ui,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse;margin:1em 0}
+td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f4f4f4}
+.passed{color:#176b2c}.failed,.error,.unexpected-pass{color:#b00020;font-weight:bold}
+.unsupported{color:#888}.expected-failure{color:#8a5a00}
+.cell a{margin-right:.6em;text-decoration:none}
+pre{white-space:pre-wrap;background:#f8f8f8;padding:.5em;max-height:30em;overflow:auto}
+details.case{margin:.3em 0}details.case[open]>summary{background:#fff3c4}
+.ok{color:#176b2c}.bad{color:#b00020}
+"""
+
+# opens (and scrolls to) the case or list a URL fragment names: #case-<slug>-<id>
+_SCRIPT = """
+function reveal(){
+  var id = decodeURIComponent(location.hash.slice(1));
+  if(!id) return;
+  var target = document.getElementById(id);
+  if(!target) return;
+  for(var e = target; e; e = e.parentElement){ if(e.tagName === 'DETAILS') e.open = true; }
+  target.scrollIntoView();
+  document.body.setAttribute('data-revealed', id);
+}
+window.addEventListener('hashchange', reveal);
+window.addEventListener('DOMContentLoaded', reveal);
+"""
+
+_SHORT: Final = {
+    "passed": "pass",
+    "failed": "fail",
+    "error": "error",
+    "unsupported": "unsup",
+    "expected-failure": "xfail",
+    "unexpected-pass": "xpass",
+}
+
+
+def _cell(impl: Mapping[str, Any], counts: Mapping[str, int], anchor: str) -> str:
+    parts = []
+    for status in STATUSES:
+        count = counts.get(status, 0)
+        if not count:
+            continue
+        label = f"{count} {_SHORT[status]}"
+        if status in LISTED:
+            parts.append(f'<a class="{status}" href="#list-{impl["slug"]}-{anchor}">{label}</a>')
+        else:
+            parts.append(f'<span class="{status}">{label}</span>')
+    return '<td class="cell">' + (" ".join(parts) or "–") + "</td>"
+
+
+def _anchor(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text)
+
+
+def render_html(matrix: Mapping[str, Any]) -> str:
+    impls = matrix["implementations"]
+    suite = matrix["suite"]
+    rows = sorted({op for impl in impls for op in impl["byOp"]})
+    out = [
+        "<!doctype html><html><head><meta charset='utf-8'>",
+        "<title>ctxspec matrix</title>",
+        f"<style>{_STYLE}</style><script>{_SCRIPT}</script></head><body>",
+        "<h1>ctxspec matrix</h1>",
+        "<p>ctxspec {suiteVersion}, data {dataVersion}, protocol {protocol}, pinned to Pi "
+        "{piVersion}, corpus <code>{corpus}</code></p>".format(
+            corpus=str(suite.get("corpusSha256") or "")[:16],
+            **{k: html.escape(str(suite.get(k))) for k in suite},
+        ),
+        "<table id='summary'><tr><th>implementation</th><th>version</th><th>result</th>"
+        "<th>counts</th><th>expectations</th></tr>",
+    ]
+    for impl in impls:
+        if impl["runError"]:
+            verdict = "<span class='bad'>could not run</span>"
+        else:
+            verdict = (
+                "<span class='ok'>passes</span>"
+                if impl["passes"]
+                else ("<span class='bad'>fails</span>")
+            )
+        out.append(
+            f"<tr id='impl-{impl['slug']}'><td>{html.escape(impl['name'])}</td>"
+            f"<td>{html.escape(str(impl['version']))}</td><td>{verdict}</td>"
+            + _cell(impl, impl["counts"], "all")
+            + f"<td>{html.escape(str(impl['expectations']))}</td></tr>"
+        )
+    out.append("</table><h2>By boundary and op</h2><table id='matrix'><tr><th>boundary / op</th>")
+    out += [f"<th>{html.escape(impl['name'])}</th>" for impl in impls]
+    out.append("</tr>")
+    for row in rows:
+        out.append(f"<tr><th>{html.escape(row)}</th>")
+        out += [_cell(impl, impl["byOp"].get(row, {}), _anchor(row)) for impl in impls]
+        out.append("</tr>")
+    out.append("</table><h2>Cases by implementation</h2>")
+    for impl in impls:
+        out.append(f"<h3 id='list-{impl['slug']}-all'>{html.escape(impl['name'])}</h3>")
+        if impl["runError"]:
+            out.append(f"<pre class='run-error'>{shown(impl['runError'])}</pre>")
+            continue
+        by_row: dict[str, list[Mapping[str, Any]]] = {}
+        for record in impl["listed"]:
+            by_row.setdefault(f"{record['boundary']} / {record['op']}", []).append(record)
+        if not by_row:
+            out.append("<p>nothing failing or expected to fail</p>")
+        for row, records in sorted(by_row.items()):
+            out.append(
+                f"<details id='list-{impl['slug']}-{_anchor(row)}'>"
+                f"<summary>{html.escape(row)} ({len(records)})</summary>"
+            )
+            for record in records:
+                case_id = f"case-{impl['slug']}-{_anchor(str(record['id']))}"
+                out.append(
+                    f"<details class='case' id='{case_id}'><summary>"
+                    f"<span class='{record['status']}'>{record['status']}</span> "
+                    f"<code>{html.escape(str(record['id']))}</code></summary>"
+                    f"<pre>{shown(str(record.get('message') or ''))}</pre></details>"
+                )
+            out.append("</details>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def _text_width(text: str) -> int:
+    return 7 * len(text) + 10
+
+
+def render_badge(impl: Mapping[str, Any]) -> str:
+    """A flat SVG badge: `ctxspec | 428/523 passed` (red when the run fails)."""
+    counts = impl["counts"]
+    if impl["runError"]:
+        value, color = "could not run", "#9f9f9f"
+    else:
+        ok = counts["passed"] + counts["expected-failure"]
+        judged = impl["total"] - counts["unsupported"]
+        value = f"{ok}/{judged} ok" + ("" if impl["passes"] else f", {judged - ok} failing")
+        color = "#4c1" if impl["passes"] else "#e05d44"
+    label = "ctxspec"
+    left, right = _text_width(label), _text_width(value)
+    width = left + right
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="20" role="img" '
+        f'aria-label="{label}: {html.escape(value)}"><title>{html.escape(impl["name"])}: '
+        f"{html.escape(value)}</title>"
+        f'<rect width="{left}" height="20" fill="#555"/>'
+        f'<rect x="{left}" width="{right}" height="20" fill="{color}"/>'
+        '<g fill="#fff" font-family="Verdana,Geneva,sans-serif" font-size="11">'
+        f'<text x="{left / 2}" y="14" text-anchor="middle">{label}</text>'
+        f'<text x="{left + right / 2}" y="14" text-anchor="middle">{html.escape(value)}</text>'
+        "</g></svg>\n"
+    )
+
+
+def write_matrix(matrix: Mapping[str, Any], out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "matrix.json").write_text(json.dumps(matrix, indent=1, ensure_ascii=True) + "\n")
+    (out / "index.html").write_text(render_html(matrix), "utf-8")
+    badges = out / "badges"
+    badges.mkdir(exist_ok=True)
+    for impl in matrix["implementations"]:
+        (badges / f"{impl['slug']}.svg").write_text(render_badge(impl), "utf-8")
+
+
+def _main(options: argparse.Namespace) -> int:
+    out = Path(options.out)
+    results: list[dict[str, Any]] = []
+    for source in options.sources:
+        try:
+            results.append(json.loads(Path(source).read_text()))
+        except (OSError, ValueError) as error:
+            print(f"ctxspec: cannot read results {source}: {error}", file=sys.stderr)
+            return 2
+    if options.impl:
+        results += run_matrix(options.impl, out, jobs=options.numprocesses, timeout=options.timeout)
+    if not results:
+        print("ctxspec: matrix needs --impl or --from", file=sys.stderr)
+        return 2
+    matrix = build_matrix(results)
+    write_matrix(matrix, out)
+    for impl in matrix["implementations"]:
+        state = "could not run" if impl["runError"] else ("passes" if impl["passes"] else "fails")
+        print(f"{impl['name']}: {state} {impl['counts']}")
+    print(f"ctxspec matrix: {out / 'index.html'}, matrix.json, badges/")
+    return 0
+
+
+def add_matrix_command(commands: Any) -> None:
+    """The `matrix` subcommand of `ctxspec`."""
+    matrix = commands.add_parser("matrix", help="HTML/JSON matrix and badges over implementations")
+    matrix.add_argument("--impl", action="append", default=[], help="run this one (repeatable)")
+    matrix.add_argument(
+        "--from", dest="sources", action="append", default=[], metavar="RESULTS",
+        help="a results file from `ctxspec conform --json` (repeatable)",
+    )  # fmt: skip
+    matrix.add_argument("--out", default="reports/matrix", help="output directory")
+    matrix.add_argument("-n", dest="numprocesses", default=None, help="parallel workers per run")
+    matrix.add_argument("--timeout", type=float, default=None, help="seconds per request")
+    matrix.set_defaults(run=_main)
