@@ -1,0 +1,24 @@
+"""The composite GitHub Action for port authors: it parses and does what the README says."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_action_declares_the_inputs_the_readme_uses() -> None:
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    assert action["runs"]["using"] == "composite"
+    inputs = set(action["inputs"])
+    assert {"command", "expectations", "args"} <= inputs
+    readme = (ROOT / "README.md").read_text()
+    example = readme.split("uses: <this repository>@main")[1].split("```")[0]
+    used = set(re.findall(r"^\s+([a-z-]+):", example.split("with:")[1], re.M))
+    assert used and used <= inputs
+    steps = " ".join(str(step) for step in action["runs"]["steps"])
+    for needed in ("ctxspec conform", "--junit", "--json", "ctxspec matrix", "upload-artifact"):
+        assert needed in steps
