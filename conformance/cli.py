@@ -12,7 +12,8 @@
     ctxspec bench [SIZE ...] [--compare]  benchmark report with plots; ratio gate (bench group)
 
 Exit status: 0 when nothing failed, errored or passed unexpectedly; pytest's otherwise
-(1 failures, 2 interrupted or a broken corpus, 4 bad usage, 5 nothing selected).
+(1 failures, 2 interrupted, a broken corpus or an install that failed, 4 bad usage,
+5 nothing selected), and 6 when the implementation did not start (one error, no cases).
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ def conform_args(options: argparse.Namespace) -> list[str]:
         args += ["--summary-md", options.md]
     if options.numprocesses:
         args += ["-n", options.numprocesses]
+    if options.max_answer_bytes is not None:
+        args += ["--max-answer-bytes", str(options.max_answer_bytes)]
     if options.profile:
         args += ["--hypothesis-profile", options.profile]
     args += ["-q"] if not options.verbose else ["-v"]
@@ -252,6 +255,12 @@ def _parser() -> argparse.ArgumentParser:
         "-n", dest="numprocesses", default=None, help="parallel workers (pytest-xdist), e.g. auto"
     )
     conform.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
+    conform.add_argument(
+        "--max-answer-bytes",
+        type=int,
+        default=None,
+        help="longest answer line accepted (default 64 MiB); a longer one is an error",
+    )
     conform.add_argument(
         "--profile",
         choices=("dev", "ci", "debug"),
