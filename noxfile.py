@@ -9,6 +9,7 @@ release with a shipped expectations file), `conform_ports` (the forks and ports)
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nox
@@ -20,9 +21,10 @@ PYPROJECT = nox.project.load_toml("pyproject.toml")
 IMPLEMENTATIONS = ["reference", "pi@0.85.0", "pi@1.6.0"]
 EXPECTATIONS = Path("conformance/expectations")
 RELEASES = sorted(
-    (p.stem.removeprefix("pi-") for p in EXPECTATIONS.glob("pi-*.yaml")),
+    (p.stem.removeprefix("pi-") for p in EXPECTATIONS.glob("pi-*.yaml")
+     if re.fullmatch(r"pi-\d+\.\d+\.\d+", p.stem)),
     key=lambda v: tuple(int(x) for x in v.split(".")),
-)
+)  # fmt: skip
 OTHER_RELEASES = [f"pi@{v}" for v in RELEASES if f"pi@{v}" not in IMPLEMENTATIONS]
 PORTS = ["oh-my-pi@18.3.4", "pi-agents-py@0.58.3", "pi-agent-harness-lc@0.6.0"]
 
