@@ -1,8 +1,8 @@
 """Implementations under test, by the name given to `--impl`.
 
 - `reference`: the engine in this process (the default);
-- `NAME@VERSION` of a family ctxspec installs (`pi@1.6.0`, `oh-my-pi@18.3.4`,
-  `pi-agents-py@0.58.3`, ...; see `named.FAMILIES`): installed into the cache on first
+- `NAME@VERSION` of a family ctxspec installs (`pi@1.6.0`, `pi-agents-py@0.58.3`,
+  ...; see `named.FAMILIES`): installed into the cache on first
   use, then started from it; a bare family name takes its default version;
 - anything else: a command line speaking protocol v1 on stdio (split like a shell would).
 """

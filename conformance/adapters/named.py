@@ -52,7 +52,11 @@ class Family:
     source: str  # for humans: the registry package it comes from
 
     def installer(self) -> _Installer:
-        installer: _Installer = importlib.import_module(self.module).install
+        try:
+            module = importlib.import_module(self.module)
+        except ModuleNotFoundError as error:
+            raise InstallError(f"{self.name}: its adapter is missing ({error})") from None
+        installer: _Installer = module.install
         return installer
 
 
@@ -60,12 +64,6 @@ FAMILIES: Final[Mapping[str, Family]] = {
     family.name: family
     for family in (
         Family("pi", "0.85.0", "conformance.adapters.pi", "npm @earendil-works/pi-coding-agent"),
-        Family(
-            "oh-my-pi",
-            "18.3.4",
-            "conformance.adapters.ports.oh_my_pi",
-            "npm @oh-my-pi/pi-coding-agent",
-        ),
         Family(
             "pi-agents-py", "0.58.3", "conformance.adapters.ports.pi_agents_py", "PyPI pi-agents-py"
         ),
