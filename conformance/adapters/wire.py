@@ -212,6 +212,8 @@ class _Child:
         self._out_open = self._err_open = True
         self._stderr = bytearray()
         self._stderr_bytes = 0  # all stderr ever read, of which `_stderr` is the tail
+        self._selector = selectors.DefaultSelector()
+        self._watched: set[int] = set()
         self._killed = False
         _LIVE.add(self)
 
@@ -241,22 +243,29 @@ class _Child:
 
     def _pump(self, wait: float, pending: bytearray | None = None) -> None:
         """Wait up to `wait` s for the pipes; read what is there, write what fits."""
-        selector = selectors.DefaultSelector()
-        with selector:
-            if self._out_open and len(self._answer) <= self.max_answer_bytes:
-                selector.register(self._out, selectors.EVENT_READ)
-            if self._err_open:
-                selector.register(self._err, selectors.EVENT_READ)
-            if pending:
-                selector.register(self._in, selectors.EVENT_WRITE)
-            if not selector.get_map():
-                time.sleep(wait)
-                return
-            for key, _ in selector.select(wait):
-                if key.fd == self._in and pending:
-                    pending[: self._write(pending)] = b""
-                else:
-                    self._read(key.fd)
+        if self._selector.get_map() is None:  # closed by `kill`
+            return
+        wanted = {
+            self._out: self._out_open and len(self._answer) <= self.max_answer_bytes,
+            self._err: self._err_open,
+            self._in: bool(pending),
+        }
+        for fd, want in wanted.items():  # one selector per child, kept in step
+            if want and fd not in self._watched:
+                events = selectors.EVENT_WRITE if fd == self._in else selectors.EVENT_READ
+                self._selector.register(fd, events)
+                self._watched.add(fd)
+            elif not want and fd in self._watched:
+                self._selector.unregister(fd)
+                self._watched.discard(fd)
+        if not self._watched:
+            time.sleep(wait)
+            return
+        for key, _ in self._selector.select(wait):
+            if key.fd == self._in and pending:
+                pending[: self._write(pending)] = b""
+            else:
+                self._read(key.fd)
 
     def _write(self, pending: bytearray) -> int:
         try:
@@ -386,6 +395,8 @@ class _Child:
         deadline = time.monotonic() + _SETTLE
         while self._err_open and time.monotonic() < deadline:
             self._pump(_POLL)  # every writer is dead: this ends at EOF at once
+        self._selector.close()
+        self._watched.clear()
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             with contextlib.suppress(OSError):
                 if stream is not None:
