@@ -100,6 +100,7 @@ class TestProcessTree:
             impl.call("truncate.head", ARGS)
         assert len(strays(state)) == 2
         assert not any(alive(pid) for pid in strays(state))
+        assert not any(Path(f"/proc/{pid}").exists() for pid in strays(state))  # reaped too
         impl.close()
 
     def test_setsid_child_of_a_hang_is_killed_on_timeout(self, fake: Fake, state: Path) -> None:

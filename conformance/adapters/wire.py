@@ -145,18 +145,24 @@ def _kill_tree(root: int, token: bytes, pipes: frozenset[str]) -> None:
     if not os.path.isdir("/proc/self"):
         return  # no process table to read: the group kill is all there is
     deadline = time.monotonic() + _KILL_BOUND
-    killed: set[int] = set()
+    orphans: set[int] = set()  # killed, re-parented to this subreaper, not yet reaped
     while time.monotonic() < deadline:
         members = _members(root, token, pipes)
         alive = [pid for pid, (state, _) in members.items() if state != "Z"]
         for pid in alive:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-        killed |= set(members)
-        orphans = [p for p, (_, ppid) in members.items() if ppid == os.getpid() and p != root]
-        for pid in orphans:  # re-parented to this subreaper: reap them (never `root`,
-            with contextlib.suppress(ChildProcessError):  # which Popen waits for)
-                os.waitpid(pid, os.WNOHANG)
+        orphans |= set(members) - {root}  # `root` is Popen's to reap
+        for pid in list(orphans):
+            stat = _stat(str(pid))
+            if stat is None or (stat[1] != os.getpid() and not _become_subreaper()):
+                orphans.discard(pid)  # gone, or init's to reap
+                continue
+            if stat[1] != os.getpid():
+                continue  # its parent is dying too: it is re-parented to us in a moment
+            with contextlib.suppress(ChildProcessError):
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    orphans.discard(pid)
         if not alive and not orphans:
             return
         time.sleep(0.01)
