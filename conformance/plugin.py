@@ -26,13 +26,13 @@ import time
 from collections import Counter
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 import pytest
 from hypothesis import HealthCheck, Verbosity, settings
 
 from conformance import DATA_VERSION, __version__
-from conformance.adapters import Implementation, open_implementation
+from conformance.adapters import Implementation, InstallError, open_implementation
 from conformance.adapters.pi import PI_VERSION
 from conformance.adapters.wire import DEFAULT_MAX_ANSWER_BYTES, WireImplementation
 from conformance.cases import BOUNDARIES, Case, corpus_digest, load_cases
@@ -214,6 +214,19 @@ def impl(request: pytest.FixtureRequest) -> Generator[Implementation, None, None
     implementation.close()
 
 
+def _stop(config: pytest.Config, command: str, error: str) -> NoReturn:
+    config.stash[_startup_failed_key] = error
+    _write_reports(config)
+    sys.stderr.write(
+        "ctxspec: the implementation under test did not start, so no case was run\n"
+        f"  command: {command}\n  {error}\n"
+    )
+    sys.stderr.flush()
+    pytest.exit(
+        f"start-up failed (exit status {STARTUP_FAILED_STATUS})", returncode=STARTUP_FAILED_STATUS
+    )
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_call(item: pytest.Item) -> None:
     """Each test starts with a clean slate: an earlier test's timeout does not stop it."""
@@ -229,9 +242,13 @@ def _check_startup(config: pytest.Config) -> None:
     The stop comes before xdist starts its workers (its `pytest_sessionstart` runs last),
     prints the error once on stderr and exits with `STARTUP_FAILED_STATUS`.
     """
-    if config.getoption("impl") == "reference" or config.option.collectonly:
+    spec = config.getoption("impl")
+    if spec == "reference" or config.option.collectonly:
         return
-    implementation = _open(config)
+    try:
+        implementation = _open(config)
+    except (InstallError, ValueError) as error:
+        _stop(config, spec, f"startup failed: {error}")
     if not isinstance(implementation, WireImplementation):
         implementation.close()
         return
@@ -239,18 +256,7 @@ def _check_startup(config: pytest.Config) -> None:
         hello = dict(implementation.hello)
     except StartupFailed as error:
         implementation.close()
-        config.stash[_startup_failed_key] = str(error)
-        _write_reports(config)
-        sys.stderr.write(
-            f"ctxspec: the implementation under test did not start, so no case was run\n"
-            f"  command: {shlex.join(implementation.argv)}\n"
-            f"  {error}\n"
-        )
-        sys.stderr.flush()
-        pytest.exit(
-            f"start-up failed (exit status {STARTUP_FAILED_STATUS})",
-            returncode=STARTUP_FAILED_STATUS,
-        )
+        _stop(config, shlex.join(implementation.argv), str(error))
     config.stash[_hello_key] = hello
     if config.pluginmanager.has_plugin("dsession"):
         implementation.close()  # xdist: each worker starts its own

@@ -294,6 +294,12 @@ class TestStartup:
         assert code == STARTUP_FAILED_STATUS, output
         assert "cannot run '/nonexistent/ctxspec-impl'" in output
 
+    def test_empty_command_is_a_startup_failure(self, tmp_path: Path) -> None:
+        """An `--impl` that names no command stops the run the same way, naming the problem."""
+        code, output, _ = conform(tmp_path, "--impl", " ")
+        assert code == STARTUP_FAILED_STATUS, output
+        assert "--impl needs `reference`" in output
+
     def test_startup_failure_under_xdist(self, tmp_path: Path, fake: Fake) -> None:
         """With workers, the controller checks once, before any worker starts."""
         code, output, _ = conform(tmp_path, "--impl", shlex.join(fake("crash-at-start")), "-n", "2")
