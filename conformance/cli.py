@@ -155,9 +155,9 @@ def _expectations(options: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix="ctxspec-expect-") as scratch:
             out = Path(scratch) / "results.json"
             jobs = ["-n", options.numprocesses] if options.numprocesses else []
-            code = main(
-                ["conform", "--impl", impl, "--expectations", "none", "--json", str(out), *jobs]
-            )
+            # CI's derandomized profile: the file must hold what CI will see
+            run = ["conform", "--impl", impl, "--expectations", "none", "--profile", "ci"]
+            code = main([*run, "--json", str(out), *jobs])
             if not out.is_file():
                 print(
                     f"ctxspec: the run of {impl} wrote no results (status {code})", file=sys.stderr
