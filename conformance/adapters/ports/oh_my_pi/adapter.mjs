@@ -1,0 +1,206 @@
+// ctxspec protocol v1 for the fork oh-my-pi (@oh-my-pi/pi-coding-agent), run on Bun.
+//
+// Usage: bun adapter.mjs <path to node_modules/@oh-my-pi/pi-coding-agent>
+// Every op calls the fork's own modules (its TypeScript sources, which Bun runs): this
+// script only moves arguments and results between the wire and them, and implements no
+// rule. What the fork answers differently from Pi 0.85.0 is a finding for its
+// expectations file, never something to fix here. Where the fork's API moved a Pi
+// function, the op calls the fork's own replacement the way the fork's legacy Pi shim
+// (src/extensibility/legacy-pi-coding-agent-shim.ts) does: `estimateTokens(message)` is
+// `new Tokenizer().countMessage(message)`, `findCutPoint(entries, ...)` takes that
+// model-agnostic Tokenizer, `formatSize` is pi-tui's `formatBytes`.
+//
+// Ops are grouped by the modules they need; a group whose modules do not load (the
+// install's stand-in siblings lack an export the fork imports) is left out of hello, and
+// its ops are reported unsupported. Set CTXSPEC_DEBUG to see why a group was left out.
+import { createInterface } from "node:readline";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const packageDir = process.argv[2];
+if (!packageDir || !existsSync(join(packageDir, "package.json"))) {
+  process.stderr.write("usage: bun adapter.mjs <@oh-my-pi/pi-coding-agent package dir>\n");
+  process.exit(2);
+}
+const pkg = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
+
+class InvalidInput extends Error {}
+class Unsupported extends Error {}
+
+// "src/..." is a file of the fork's package, anything else a package specifier resolved
+// from it (the fork's siblings, by their exports)
+const load = (spec) => import(spec.startsWith("src/") ? join(packageDir, spec) : Bun.resolveSync(spec, packageDir));
+
+// a limit that is null or absent takes the fork's default: pass undefined, as a caller would
+const limit = (value) => (value === null ? undefined : value);
+
+// Pi walks parentIds with no guard (so does the fork): a lookup budget on the fork's own
+// index turns an endless walk on a cycle into an error, as the Pi adapter does.
+function guardedIndex(entries) {
+  const index = new Map();
+  for (const entry of entries) index.set(entry?.id, entry);
+  let budget = 4 * (entries.length + 2);
+  const get = index.get.bind(index);
+  index.get = (key) => {
+    if (--budget < 0) throw new Error("the fork's path walk does not end: a parentId cycle (it hangs)");
+    return get(key);
+  };
+  return index;
+}
+
+const setsAsArrays = (ops) => ({ read: [...(ops?.read ?? [])], written: [...(ops?.written ?? [])], edited: [...(ops?.edited ?? [])] });
+
+// the wire's `entries | jsonl`: this install cannot parse a session file (the fork's
+// session-loader does not load), so a case given as jsonl is beyond what it can answer
+function entriesOf(a) {
+  if (a.jsonl !== undefined) throw new Unsupported("jsonl: the fork's session loader is not available in this install");
+  return a.entries;
+}
+
+const groups = {
+  // pi-tui's tools/streaming-output (the fork's truncate.ts) and render-utils
+  async truncation() {
+    const so = await load("@oh-my-pi/pi-tui/tools/streaming-output");
+    const { formatBytes } = await load("@oh-my-pi/pi-tui/render/render-utils");
+    // The fork's TruncationResult leaves out what Pi always sets: `truncated`,
+    // `truncatedBy`, `outputLines/Bytes`, `lastLinePartial`, `firstLineExceedsLimit` on
+    // an untouched result (its content is the input), and it never echoes the limits.
+    // Absent flags are false/null, the output counts of an untouched result are its
+    // totals, and the limits shown are the ones the fork applied (its defaults if none).
+    const shape = (r, a) => ({
+      content: r.content,
+      truncated: r.truncated ?? false,
+      truncatedBy: r.truncatedBy ?? null,
+      totalLines: r.totalLines,
+      totalBytes: r.totalBytes,
+      outputLines: r.outputLines ?? r.totalLines,
+      outputBytes: r.outputBytes ?? r.totalBytes,
+      lastLinePartial: r.lastLinePartial ?? false,
+      firstLineExceedsLimit: r.firstLineExceedsLimit ?? false,
+      maxLines: limit(a.maxLines) ?? so.DEFAULT_MAX_LINES,
+      maxBytes: limit(a.maxBytes) ?? so.DEFAULT_MAX_BYTES,
+    });
+    const limits = (a) => ({ maxLines: limit(a.maxLines), maxBytes: limit(a.maxBytes) });
+    return {
+      "truncate.head": (a) => shape(so.truncateHead(a.content, limits(a)), a),
+      "truncate.tail": (a) => shape(so.truncateTail(a.content, limits(a)), a),
+      "truncate.line": (a) => so.truncateLine(a.line, limit(a.maxChars)),
+      "format.size": (a) => formatBytes(a.bytes),
+    };
+  },
+
+  // pi-agent-core's compaction (the fork's core/compaction) and tokenizer
+  async compaction() {
+    const compaction = await load("@oh-my-pi/pi-agent-core/compaction");
+    const { Tokenizer } = await load("@oh-my-pi/pi-agent-core/tokenizer");
+    const tokenizer = new Tokenizer();
+    const settingsOf = (a) => ({ ...compaction.DEFAULT_COMPACTION_SETTINGS, ...(a.settings ?? {}) });
+    return {
+      "tokens.estimate": (a) => tokenizer.countMessage(a.message),
+      "compaction.should": (a) => {
+        // Pi's estimateContextTokens has no counterpart in the fork
+        if ("messages" in a) throw new Unsupported("messages: the fork has no estimateContextTokens");
+        return { shouldCompact: compaction.shouldCompact(a.contextTokens, a.contextWindow, settingsOf(a)), contextTokens: a.contextTokens };
+      },
+      "compaction.cut_point": (a) => {
+        const entries = entriesOf(a);
+        return compaction.findCutPoint(entries, tokenizer, a.startIndex ?? 0, a.endIndex ?? entries.length, a.keepRecentTokens);
+      },
+      "compaction.prepare": (a) => {
+        const prep = compaction.prepareCompaction(entriesOf(a), settingsOf(a));
+        if (!prep) return null;
+        const lists = compaction.computeFileLists(prep.fileOps);
+        return {
+          firstKeptEntryId: prep.firstKeptEntryId,
+          messagesToSummarize: prep.messagesToSummarize,
+          turnPrefixMessages: prep.turnPrefixMessages,
+          isSplitTurn: prep.isSplitTurn,
+          tokensBefore: prep.tokensBefore,
+          previousSummary: prep.previousSummary ?? null,
+          fileOps: setsAsArrays(prep.fileOps),
+          readFiles: lists.readFiles,
+          modifiedFiles: lists.modifiedFiles,
+          settings: prep.settings,
+        };
+      },
+      "compaction.serialize": (a) => compaction.serializeConversation(a.messages),
+      "branch.prepare": (a) => {
+        const prep = compaction.prepareBranchEntries(entriesOf(a), tokenizer, a.tokenBudget ?? 0);
+        return { messages: prep.messages, fileOps: setsAsArrays(prep.fileOps), totalTokens: prep.totalTokens };
+      },
+    };
+  },
+
+  // the fork's own session-context.ts: buildSessionContext
+  async sessionContext() {
+    const { buildSessionContext } = await load("src/session/session-context.ts");
+    return {
+      "session.context": (a) => {
+        const entries = entriesOf(a);
+        const leafId = "leafId" in a ? a.leafId : undefined;
+        const context = buildSessionContext(entries, leafId, guardedIndex(entries));
+        // the fork keeps the model as models.default = "provider/modelId" (Pi: model =
+        // {provider, modelId} or null)
+        const chosen = context.models?.default;
+        const slash = typeof chosen === "string" ? chosen.indexOf("/") : -1;
+        const model = slash > 0 ? { provider: chosen.slice(0, slash), modelId: chosen.slice(slash + 1) } : null;
+        const out = { messages: context.messages };
+        if (context.thinkingLevel !== undefined) out.thinkingLevel = context.thinkingLevel;
+        out.model = model;
+        return out;
+      },
+    };
+  },
+
+  // the fork's own session/messages.ts: convertToLlm
+  async messages() {
+    const { convertToLlm } = await load("src/session/messages.ts");
+    return { "messages.convert": (a) => convertToLlm(a.messages) };
+  },
+};
+
+const handlers = {};
+for (const [name, make] of Object.entries(groups)) {
+  try {
+    Object.assign(handlers, await make());
+  } catch (error) {
+    if (process.env.CTXSPEC_DEBUG) process.stderr.write(`group ${name} left out: ${error?.stack ?? error}\n`);
+  }
+}
+
+const hello = {
+  protocol: 1,
+  implementation: { name: "oh-my-pi", version: pkg.version, language: `bun ${Bun.version}` },
+  ops: Object.keys(handlers).sort(),
+};
+
+async function answer(request) {
+  if (request.op === "hello") return { id: request.id, result: hello };
+  const handler = handlers[request.op];
+  if (!handler) {
+    return { id: request.id, error: { type: "unsupported", message: `op ${request.op} is not supported` } };
+  }
+  try {
+    return { id: request.id, result: await handler(request.args ?? {}) };
+  } catch (error) {
+    // the message is the error's own text; where it came from (the JS stack) is `detail`
+    const type = error instanceof InvalidInput ? "invalid_input" : error instanceof Unsupported ? "unsupported" : "internal";
+    const message = String(error?.message ?? error);
+    const detail = error?.stack ? String(error.stack) : undefined;
+    return { id: request.id, error: detail ? { type, message, detail } : { type, message } };
+  }
+}
+
+const input = createInterface({ input: process.stdin, crlfDelay: Infinity });
+for await (const line of input) {
+  if (!line.trim()) continue;
+  let request;
+  try {
+    request = JSON.parse(line);
+  } catch (error) {
+    process.stderr.write(`bad request line: ${error}\n`);
+    continue;
+  }
+  // JSON.stringify escapes lone surrogates (\udXXX), so the line is valid UTF-8
+  process.stdout.write(JSON.stringify(await answer(request)) + "\n");
+}
