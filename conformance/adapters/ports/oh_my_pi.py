@@ -7,8 +7,9 @@ links it, so the binary is used directly) are installed into the cache on first 
 the committed `oh_my_pi/package.json` + `package-lock.json` (exact versions, integrity
 hashes) with `npm install --ignore-scripts`, and the lock must come out unchanged: `npm
 ci` refuses this lock, because pi-natives 18.2.10 names optional platform packages the
-registry never had (darwin, win32, linux-arm64 at 18.2.10), which no lock can hold. The adapter (`oh_my_pi/adapter.mjs`) runs from where ctxspec is installed, with
-HOME (and the XDG directories) in the install, so no user's omp settings reach it.
+registry never had (darwin, win32, linux-arm64 at 18.2.10), which no lock can hold.
+The adapter (`oh_my_pi/adapter.mjs`) runs from where ctxspec is installed, with HOME (and
+the XDG directories) inside the install, so no user's omp settings reach it.
 
 Two pieces of 18.3.4 are not on the registry, and the committed manifest says what
 stands in for them:

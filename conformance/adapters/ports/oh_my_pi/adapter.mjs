@@ -48,6 +48,7 @@ function guardedIndex(entries) {
   return index;
 }
 
+const PI_SETTINGS = ["enabled", "reserveTokens", "keepRecentTokens"];
 const setsAsArrays = (ops) => ({ read: [...(ops?.read ?? [])], written: [...(ops?.written ?? [])], edited: [...(ops?.edited ?? [])] });
 
 // the wire's `entries | jsonl`: this install cannot parse a session file (the fork's
@@ -120,7 +121,8 @@ const groups = {
           fileOps: setsAsArrays(prep.fileOps),
           readFiles: lists.readFiles,
           modifiedFiles: lists.modifiedFiles,
-          settings: prep.settings,
+          // the settings Pi's preparation carries; the fork's own keys (strategy, ...) are left out
+          settings: Object.fromEntries(PI_SETTINGS.filter((k) => k in prep.settings).map((k) => [k, prep.settings[k]])),
         };
       },
       "compaction.serialize": (a) => compaction.serializeConversation(a.messages),
@@ -155,7 +157,13 @@ const groups = {
   // the fork's own session/messages.ts: convertToLlm
   async messages() {
     const { convertToLlm } = await load("src/session/messages.ts");
-    return { "messages.convert": (a) => convertToLlm(a.messages) };
+    // the fork marks each LLM message with keys of its own provider layer (`attribution`:
+    // who wrote it, `historyRewriteAt`): Pi's Message has neither, so they are left out
+    const piMessage = (m) => {
+      const { attribution, historyRewriteAt, ...rest } = m;
+      return rest;
+    };
+    return { "messages.convert": (a) => convertToLlm(a.messages).map(piMessage) };
   },
 };
 
