@@ -26,7 +26,7 @@ RELEASES = sorted(
     key=lambda v: tuple(int(x) for x in v.split(".")),
 )  # fmt: skip
 OTHER_RELEASES = [f"pi@{v}" for v in RELEASES if f"pi@{v}" not in IMPLEMENTATIONS]
-PORTS = ["pi-agents-py@0.58.3", "pi-agent-harness-lc@0.6.0"]
+PORTS = ["oh-my-pi@18.3.4", "pi-agents-py@0.58.3", "pi-agent-harness-lc@0.6.0"]
 
 
 def install(session: nox.Session, *groups: str) -> None:

@@ -65,6 +65,12 @@ FAMILIES: Final[Mapping[str, Family]] = {
     for family in (
         Family("pi", "0.85.0", "conformance.adapters.pi", "npm @earendil-works/pi-coding-agent"),
         Family(
+            "oh-my-pi",
+            "18.3.4",
+            "conformance.adapters.ports.oh_my_pi",
+            "npm @oh-my-pi/pi-coding-agent",
+        ),
+        Family(
             "pi-agents-py", "0.58.3", "conformance.adapters.ports.pi_agents_py", "PyPI pi-agents-py"
         ),
         Family(
