@@ -58,6 +58,28 @@ function entriesOf(a) {
   return a.entries;
 }
 
+// The scripted model of branch.summarize / compaction.compact: a `completeImpl`, the
+// fork's own transport override for its summarization calls, answers with args.model's
+// reply and records what it was sent. The fork sends the system prompt as a list of parts;
+// a request shows them joined by a blank line (there is one part in every call it makes).
+const usageZero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+const systemText = (prompt) => (Array.isArray(prompt) ? prompt.join("\n\n") : prompt);
+function scriptedModel(a) {
+  return { id: "scripted", name: "scripted", provider: "scripted", api: "scripted", reasoning: a.model?.reasoning ?? false,
+    input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow: a.model?.contextWindow ?? 0, maxTokens: a.model?.maxTokens ?? 0 };
+}
+function scriptedReply(model, reply) {
+  const message = { role: "assistant", content: reply.content ?? [{ type: "text", text: reply.text ?? "" }],
+    stopReason: reply.stopReason ?? "stop", usage: reply.usage ?? usageZero, timestamp: 0,
+    api: model.api, provider: model.provider, model: model.id };
+  if (reply.errorMessage !== undefined) message.errorMessage = reply.errorMessage;
+  return message;
+}
+const requestOf = (ctx, options) => ({ systemPrompt: systemText(ctx.systemPrompt),
+  prompt: ctx.messages?.[0]?.content?.[0]?.text, maxTokens: options?.maxTokens ?? null });
+
 const groups = {
   // pi-tui's tools/streaming-output (the fork's truncate.ts) and render-utils
   async truncation() {
@@ -94,6 +116,8 @@ const groups = {
   async compaction() {
     const compaction = await load("@oh-my-pi/pi-agent-core/compaction");
     const { Tokenizer } = await load("@oh-my-pi/pi-agent-core/tokenizer");
+    // a request without a cache retention takes the one the fork's providers resolve it to
+    const { resolveCacheRetention } = await load("@oh-my-pi/pi-ai/utils");
     const tokenizer = new Tokenizer();
     const settingsOf = (a) => ({ ...compaction.DEFAULT_COMPACTION_SETTINGS, ...(a.settings ?? {}) });
     return {
@@ -126,6 +150,54 @@ const groups = {
         };
       },
       "compaction.serialize": (a) => compaction.serializeConversation(a.messages),
+      "branch.summarize": async (a) => {
+        const model = scriptedModel(a);
+        const seen = [];
+        const completeImpl = async (_model, ctx, options) => {
+          seen.push(requestOf(ctx, options));
+          if (!a.model?.reply) throw new InvalidInput("model.reply: a summary request needs a scripted reply");
+          return scriptedReply(model, a.model.reply);
+        };
+        // the fork has no replaceInstructions: its customInstructions always replace the prompt
+        const result = await compaction.generateBranchSummary(entriesOf(a), {
+          model, apiKey: "scripted", signal: new AbortController().signal, completeImpl,
+          reserveTokens: a.reserveTokens, customInstructions: a.customInstructions,
+        });
+        return { result, request: seen[0] ?? null };
+      },
+      // compact() after prepareCompaction; the scripted replies are taken in call order,
+      // history first (model.reply) then the turn prefix (model.turnPrefixReply), as for Pi
+      "compaction.compact": async (a) => {
+        const prep = compaction.prepareCompaction(entriesOf(a), settingsOf(a));
+        if (!prep) return { result: null, requests: [] };
+        const split = prep.isSplitTurn && prep.turnPrefixMessages.length > 0;
+        const order = split ? [...(prep.messagesToSummarize.length > 0 ? ["reply"] : []), "turnPrefixReply"] : ["reply"];
+        const model = scriptedModel(a);
+        const requests = [];
+        const completeImpl = async (_model, ctx, options) => {
+          const key = order[requests.length];
+          requests.push({ ...requestOf(ctx, options), reasoning: options?.reasoning ?? null,
+            cacheRetention: resolveCacheRetention(options?.cacheRetention) });
+          if (key === undefined) {
+            throw new InvalidInput(`model: the fork makes summary call ${requests.length}, the case scripts ${order.length}`);
+          }
+          const reply = a.model?.[key];
+          if (!reply) throw new InvalidInput(`model.${key}: this summary request needs a scripted reply`);
+          return scriptedReply(model, reply);
+        };
+        try {
+          const result = await compaction.compact(prep, model, "scripted", a.customInstructions,
+            new AbortController().signal, { completeImpl, thinkingLevel: a.thinkingLevel, oneshotRetry: false });
+          const out = {};
+          for (const key of ["summary", "firstKeptEntryId", "tokensBefore", "usage", "details"]) {
+            if (result[key] !== undefined) out[key] = result[key];
+          }
+          return { result: out, requests };
+        } catch (error) {
+          if (error instanceof InvalidInput) throw error;
+          return { error: String(error?.message ?? error), requests };
+        }
+      },
       "branch.prepare": (a) => {
         const prep = compaction.prepareBranchEntries(entriesOf(a), tokenizer, a.tokenBudget ?? 0);
         return { messages: prep.messages, fileOps: setsAsArrays(prep.fileOps), totalTokens: prep.totalTokens };
