@@ -1,34 +1,64 @@
 """tool.read, tool.bash, tool.grep: the tool result texts, rendered by `reference.tools`.
 
-The handler plays the part of the machine: it reads the case's virtual tree (no temp
-directory), replays the bash output through the persisting accumulator of
+The handler plays the part of the machine. read works on the case's virtual tree in
+memory; bash replays the output through the persisting accumulator of
 `reference.edge.persist` (a real temp file, hashed and deleted; its path shown as
-`<fullOutputPath>`), and searches the tree for grep with Python's `re` (or a literal
-search) line by line, files in path order. That search stands in for ripgrep only for
-the simple patterns the cases use: no .gitignore, no binary detection, and ripgrep's own
-output order is unspecified (cases search one file). A `glob` is a gitignore-style
-pattern (`pathspec`), as ripgrep's `--glob` is: without a "/" it matches a file name at any
-depth; with one it is anchored at the session's cwd, where Pi's ripgrep runs (GREP-6).
+`<fullOutputPath>`).
+
+grep runs ripgrep, as Pi does, rather than imitating it. Which lines match is decided by
+ripgrep's rules (ignore files and whether the tree is a git repository, binary detection
+by file kind, BOM sniffing and UTF-16, `--glob` with braces, negations and slashes, the
+Rust regex dialect and its error messages): a Python emulation of all that would be a
+second, unchecked implementation of ripgrep, while the `rg` binary *is* what Pi runs
+(the ripgrep 14.1.0 wheel, found beside this Python or on PATH; without it the op
+answers an `internal` error naming it, never a guessed result). The handler lays the
+tree out in a temp directory (text as Node writes it: lone surrogates as U+FFFD),
+resolves `cwd` and `path` as Pi does, and runs rg with exactly Pi 0.85.0's arguments
+(`reference.tools.grep_ripgrep_args`) from the session's cwd, where Pi's rg runs
+(GREP-6). What Pi does with rg's output (the count, the limit, the rejection, shown
+paths, re-read context lines) is `reference.tools.grep_from_ripgrep`.
+
+Two inputs are pinned so the answer does not depend on the machine: rg gets no
+`$RIPGREP_CONFIG_PATH`, and its home is the tree's `/` (a global gitignore is the
+tree's `/.config/git/ignore`); the Pi adapter runs Pi's grep under the same
+environment. Ripgrep's order across files depends on its threads: the reference takes
+files in path order (component by component, as `rg --sort path` would), which is one of
+the orders Pi can print; cases that match in several files are the ones whose answer
+does not depend on it.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import json
+import os
 import posixpath
 import re
+import shutil
+import stat
+import subprocess
+import sys
+import sysconfig
+import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
-
-import pathspec
 
 from conformance.adapters.ops import Handler
 from conformance.adapters.ops.stream import chunks_of, read_back
-from conformance.adapters.tree import validate_tree
-from reference import tools
+from conformance.adapters.tree import materialize, real_path, validate_tree, virtualize
+from reference import _utf8, tools
 from reference.edge.persist import PersistingAccumulator
 from reference.errors import InvalidInput
 
 FULL_OUTPUT_PATH: Final = "<fullOutputPath>"
+RIPGREP_VERSION: Final = "14.1.0"  # the release Pi's grep runs in CI (the PyPI wheel)
+
+
+class ToolMissing(RuntimeError):
+    """The machine lacks a program an op runs (the message names it and how to get it)."""
 
 
 def _files(tree: Mapping[str, Any]) -> dict[str, bytes]:
@@ -101,47 +131,211 @@ def bash(args: Mapping[str, Any]) -> dict[str, Any]:
     return result
 
 
-def grep(args: Mapping[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class _GrepCall:
+    """The grep tool's parameters, checked."""
+
+    pattern: str
+    cwd: str
+    path: str
+    glob: str | None
+    ignore_case: bool
+    literal: bool
+    limit: float | None
+    context: int
+
+
+def _grep_call(args: Mapping[str, Any]) -> _GrepCall:
     pattern = args["pattern"]
     if not isinstance(pattern, str):
         raise InvalidInput("pattern", "must be a string")
-    files = _files(args.get("tree") or {})
-    root = _resolve(args, str(args.get("path") or "."))
-    limit = args.get("limit")
-    effective = max(1, tools.DEFAULT_GREP_LIMIT if limit is None else int(limit))
-    context = int(args.get("context") or 0)
-    if root in files:
-        searched = {posixpath.basename(root): files[root]}
-    elif _is_directory(args.get("tree") or {}, files, root):
-        prefix = root.rstrip("/") + "/"
-        searched = {p.removeprefix(prefix): d for p, d in files.items() if p.startswith(prefix)}
-    else:
-        return tools.grep_path_missing(root).to_pi()
     glob = args.get("glob")
-    if glob is not None:
-        if not isinstance(glob, str):
-            raise InvalidInput("glob", "must be a string")
-        spec = pathspec.PathSpec.from_lines("gitignore", [glob])
-        cwd = _resolve(args, ".")
-        base = root if root not in files else posixpath.dirname(root)
-        searched = {
-            rel: data
-            for rel, data in searched.items()
-            if spec.match_file(posixpath.relpath(posixpath.join(base, rel), cwd))
-        }
-    flags = re.IGNORECASE if args.get("ignoreCase") else 0
-    expression = re.compile(re.escape(pattern) if args.get("literal") else pattern, flags)
-    matches: list[tools.GrepMatch] = []
-    for rel, data in sorted(searched.items()):
-        text = data.decode("utf-8", "replace")
-        lines = text.split("\n")
-        if text.endswith("\n"):
-            lines.pop()
-        reread = tools.context_lines(data) if context > 0 else ()
-        for number, line in enumerate(lines, 1):
-            if len(matches) < effective and expression.search(line):
-                matches.append(tools.GrepMatch(rel=rel, line=number, text=line, file_lines=reread))
-    return tools.grep_result(matches, limit=limit, context=context).to_pi()
+    if glob is not None and not isinstance(glob, str):
+        raise InvalidInput("glob", "must be a string")
+    limit = args.get("limit")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int | float)):
+        raise InvalidInput("limit", "must be a number")
+    context = args.get("context") or 0
+    if isinstance(context, bool) or not isinstance(context, int):
+        raise InvalidInput("context", "must be an integer")
+    return _GrepCall(
+        pattern=pattern,
+        cwd=str(args.get("cwd") or "/"),
+        path=str(args.get("path") or "."),
+        glob=glob,
+        ignore_case=bool(args.get("ignoreCase")),
+        literal=bool(args.get("literal")),
+        limit=limit,
+        context=max(context, 0),
+    )
+
+
+def grep(args: Mapping[str, Any]) -> dict[str, Any]:
+    call = _grep_call(args)
+    rg = ripgrep()
+    tree = _as_node_writes(validate_tree(args.get("tree") or {}))
+    with tempfile.TemporaryDirectory(prefix="ctxspec-tree-") as scratch:
+        root = Path(os.path.realpath(scratch)) / "tree"
+        root.mkdir()
+        materialize(tree, root)
+        try:
+            result: dict[str, Any] = virtualize(_grep_in(root, rg, call), root)
+            return result
+        finally:
+            _make_removable(root)
+
+
+def ripgrep() -> str:
+    """The `rg` Pi would run: the ripgrep wheel beside this Python, else the first on PATH."""
+    beside = Path(sysconfig.get_path("scripts")) / "rg"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("rg")
+    if found is None:
+        raise ToolMissing(
+            "tool.grep runs ripgrep, as Pi does, and no `rg` was found (neither beside "
+            f"{sys.executable} nor on PATH): install it with "
+            f"`pip install ripgrep=={RIPGREP_VERSION}`"
+        )
+    return found
+
+
+def _grep_in(root: Path, rg: str, call: _GrepCall) -> dict[str, Any]:
+    """Pi's grep on the laid-out tree: resolve, stat, spawn rg as Pi does, render."""
+    cwd = _resolved(real_path(root, call.cwd))
+    search = _pi_path(call.path)
+    if search.startswith("/"):
+        search_path = _resolved(real_path(root, search))
+    else:
+        search_path = _resolved(posixpath.join(cwd, search))
+    try:
+        is_directory = stat.S_ISDIR(os.stat(search_path).st_mode)
+    except (OSError, ValueError):
+        return tools.grep_path_missing(search_path).to_pi()
+    rg_args = tools.grep_ripgrep_args(
+        call.pattern,
+        search_path,
+        glob=call.glob,
+        ignore_case=call.ignore_case,
+        literal=call.literal,
+    )
+    refused = tools.spawn_argument_error(rg_args)  # Node checks the JS strings themselves
+    if refused is not None:
+        return tools.ToolResult(text=refused, rejected=True).to_pi()
+    # Pi runs rg in its own process directory, the session's cwd (GREP-6); one that is not
+    # a directory leaves it where the host runs, outside the tree
+    run_in = cwd if os.path.isdir(cwd) else str(root.parent)
+    done = subprocess.run(
+        [rg, *(_utf8.encode(arg) for arg in rg_args)],  # lone surrogates as U+FFFD, as Node
+        cwd=run_in,
+        env=_ripgrep_env(root),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        check=False,
+    )
+    output = _in_path_order(_utf8.decode(done.stdout).split("\n"))
+    return tools.grep_from_ripgrep(
+        output,
+        exit_code=done.returncode,
+        stderr=_utf8.decode(done.stderr),
+        search_path=search_path,
+        is_directory=is_directory,
+        read_file=_read_bytes,
+        limit=call.limit,
+        context=call.context,
+    ).to_pi()
+
+
+def _in_path_order(lines: list[str]) -> list[str]:
+    """rg's events with its files in path order (ripgrep's own order across files varies).
+
+    Each file's events (`begin` .. `end`) stay together and in order; files are sorted
+    component by component, as `rg --sort path` walks.
+    """
+    files: list[tuple[tuple[str, ...], list[str]]] = []
+    tail: list[str] = []
+    current: list[str] | None = None
+    for line in lines:
+        try:
+            event = json.loads(line) if line.strip() else None
+        except ValueError:
+            event = None
+        kind = event.get("type") if isinstance(event, dict) else None
+        if kind == "begin":
+            path = event["data"]["path"] if isinstance(event, dict) else {}
+            name = path.get("text") or base64.b64decode(path.get("bytes", "")).decode(
+                "utf-8", "surrogateescape"
+            )
+            current = []
+            files.append((tuple(name.split("/")), current))
+        (current if current is not None else tail).append(line)
+        if kind == "end":
+            current = None
+    files.sort(key=lambda item: item[0])
+    return [line for _, events in files for line in events] + tail
+
+
+def _read_bytes(path: str) -> bytes | None:
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return None
+
+
+def _ripgrep_env(root: Path) -> dict[str, str]:
+    """The host's environment, with rg's per-user inputs moved into the tree (GREP-7).
+
+    No `$RIPGREP_CONFIG_PATH`, and the home directory is the tree's `/`, so a global
+    gitignore (`~/.config/git/ignore`, `core.excludesFile` in `~/.gitconfig`) is the
+    tree's own; the Pi adapter runs Pi's grep the same way.
+    """
+    env = {k: v for k, v in os.environ.items() if k not in _USER_RIPGREP_ENV}
+    env["HOME"] = str(root)
+    return env
+
+
+_USER_RIPGREP_ENV: Final = frozenset({"RIPGREP_CONFIG_PATH", "XDG_CONFIG_HOME", "HOME"})
+_UNICODE_SPACES: Final = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+
+
+def _pi_path(path: str) -> str:
+    """Pi's `normalizePath` of the tool's `path`: unicode spaces, "@", "~" (the tree's `/`)."""
+    path = _UNICODE_SPACES.sub(" ", _node_string(path)).removeprefix("@")
+    if path == "~" or path.startswith("~/"):
+        return "/" + path[2:]
+    return path
+
+
+def _resolved(path: str) -> str:
+    """`path.resolve` of an absolute path: "." and ".." folded, one leading "/"."""
+    return "/" + posixpath.normpath(path).lstrip("/")
+
+
+def _node_string(text: str) -> str:
+    """A JS string as Node hands it to the OS: lone surrogates become U+FFFD."""
+    return _utf8.encode(text).decode("utf-8")
+
+
+def _as_node_writes(tree: Mapping[str, Any]) -> dict[str, Any]:
+    """The tree as Pi's adapter writes it: text entries and names with lone surrogates as U+FFFD."""
+    written: dict[str, Any] = {}
+    for raw, entry in tree.items():
+        value = entry
+        if isinstance(entry, str):
+            value = _node_string(entry)
+        elif isinstance(entry, Mapping) and isinstance(entry.get("content"), str):
+            value = {**entry, "content": _node_string(entry["content"])}
+        elif isinstance(entry, Mapping) and isinstance(entry.get("symlink"), str):
+            value = {"symlink": _node_string(entry["symlink"])}
+        written[_node_string(str(raw))] = value
+    return written
+
+
+def _make_removable(root: Path) -> None:
+    """Give back the permissions a `mode` entry took, so the temp tree can be deleted."""
+    for directory, _, _ in os.walk(root):
+        with contextlib.suppress(OSError):
+            os.chmod(directory, 0o700)
 
 
 HANDLERS: Final[dict[str, Handler]] = {"tool.read": read, "tool.bash": bash, "tool.grep": grep}

@@ -45,7 +45,9 @@ export default async function toolOps({ load }) {
       removeTree(root);
     }
   }
-  const toReal = (real, path) => (path.startsWith("/") ? real(path) : path);
+  // a virtual absolute path, also behind Pi's "@" prefix, is laid out under the tree
+  const toReal = (real, path) =>
+    path.startsWith("/") ? real(path) : path.startsWith("@/") ? "@" + real(path.slice(1)) : path;
 
   const read = (a) =>
     inTree(a, (real) => {
@@ -92,8 +94,12 @@ export default async function toolOps({ load }) {
   }
 
   // Pi starts ripgrep in its own process directory, which is the session's cwd when Pi
-  // runs in a project (ripgrep anchors a glob with a "/" there): the call runs from it
+  // runs in a project (ripgrep anchors a glob with a "/" there): the call runs from it.
+  // rg's per-user inputs are pinned, as the reference pins them: no RIPGREP_CONFIG_PATH,
+  // and the home is the tree's "/" (a global gitignore is the tree's /.config/git/ignore,
+  // "~" in a path is "/")
   const GREP_OPTIONS = ["glob", "ignoreCase", "literal", "context", "limit"];
+  const RG_USER_ENV = ["HOME", "XDG_CONFIG_HOME", "RIPGREP_CONFIG_PATH"];
   const grep = (a) =>
     inTree(a, async (real) => {
       const cwd = real(a.cwd ?? "/");
@@ -102,6 +108,9 @@ export default async function toolOps({ load }) {
       if (a.path !== undefined) params.path = toReal(real, a.path);
       for (const key of GREP_OPTIONS) if (a[key] !== undefined) params[key] = a[key];
       const before = process.cwd();
+      const savedEnv = RG_USER_ENV.map((key) => [key, process.env[key]]);
+      for (const key of RG_USER_ENV) delete process.env[key];
+      process.env.HOME = real("/");
       try {
         process.chdir(cwd);
       } catch {
@@ -111,6 +120,10 @@ export default async function toolOps({ load }) {
         return await outcome(() => tool.execute("ctxspec", params));
       } finally {
         process.chdir(before);
+        for (const [key, value] of savedEnv) {
+          if (value === undefined) delete process.env[key];
+          else process.env[key] = value;
+        }
       }
     });
 
