@@ -9,6 +9,8 @@
     ctxspec changelog pi@A..pi@B [--out FILE]   what changed between releases, by bisection
     ctxspec matrix --impl A --impl B ... [--from F ...]   HTML/JSON matrix and badges
     ctxspec cases list|lint             the corpus: one line per case, or its lint
+    ctxspec fuzz --impl X [--against pi@0.85.0] [--op OP] [--examples N] [--seed S]
+                 [--write-cases DIR]   differential fuzzing; minimal divergences as cases
     ctxspec bench [SIZE ...] [--compare]  benchmark report with plots; ratio gate (bench group)
 
 Exit status: 0 when nothing failed, errored or passed unexpectedly; pytest's otherwise
@@ -40,6 +42,7 @@ from conformance.changelog import main_changelog
 from conformance.errors import CorpusError
 from conformance.expectations import default_expectations_file, load_expectations
 from conformance.expectations_write import load_changes, write_expectations
+from conformance.fuzz import add_fuzz_command
 from conformance.matrix import add_matrix_command
 
 __all__ = ["main"]
@@ -316,6 +319,7 @@ def _add_tool_commands(commands: Any) -> None:
     changelog.set_defaults(run=_changelog)
 
     add_matrix_command(commands)
+    add_fuzz_command(commands)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
