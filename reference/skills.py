@@ -3,11 +3,12 @@
 - `load_skills(listing, cwd=..., agent_dir=..., skill_paths=..., include_defaults=...)`:
   Pi's `loadSkills`: `<agentDir>/skills`, then `cwd/.pi/skills`, then the explicit paths;
   the first skill of a name wins (SKILL-5);
-- `parse_skill_file(path, text, ...)`: frontmatter (YAML, via PyYAML) and its warnings;
+- `parse_skill_file(path, text, ...)`: the front matter (`reference.frontmatter`, YAML
+  1.2 core schema as Pi's `yaml` reads it) and its warnings;
 - `format_skills_for_prompt(skills, tool)`: the block the system prompt carries.
 
-Not modelled: `.gitignore`/`.ignore`/`.fdignore` matching inside skill directories, and
-the wording of YAML syntax errors (Pi's parser words them differently from PyYAML).
+Each skill carries Pi's `sourceInfo` (`SourceInfo`), sent when a request asks for it.
+Not modelled: `.gitignore`/`.ignore`/`.fdignore` matching inside skill directories.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import yaml
-
-from reference.tree import Listing, join, strip_bom
+from reference._utf16 import code_units
+from reference.frontmatter import FrontmatterError, js_trim, parse_frontmatter
+from reference.tree import Listing, join
 
 __all__ = [
     "MAX_DESCRIPTION_LENGTH",
@@ -28,11 +29,15 @@ __all__ = [
     "Diagnostic",
     "Skill",
     "SkillsResult",
+    "SourceInfo",
     "escape_xml",
+    "first_of_each_name",
     "format_skills_for_prompt",
+    "load_skill_file",
     "load_skills",
     "load_skills_from_dir",
     "parse_skill_file",
+    "skill_collision",
 ]
 
 MAX_NAME_LENGTH: Final = 64
@@ -57,23 +62,54 @@ RELATIVE_PATHS_LINE: Final = (
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SourceInfo:
+    """Where a resource came from (Pi's `sourceInfo`): `source` is `local`, `auto`, ...;
+    `scope` `user`, `project` or `temporary`; `base_dir` None where Pi leaves it out."""
+
+    path: str
+    source: str
+    scope: str = "temporary"
+    origin: str = "top-level"
+    base_dir: str | None = None
+
+    def to_pi(self) -> dict[str, Any]:
+        wire = {"path": self.path, "source": self.source, "scope": self.scope}
+        wire["origin"] = self.origin
+        if self.base_dir is not None:
+            wire["baseDir"] = self.base_dir
+        return wire
+
+
+# SKILL-8: the sourceInfo `loadSkills` gives per kind of root: scope and source
+SKILL_SOURCES: Final = {
+    "user": ("local", "user"),
+    "project": ("local", "project"),
+    "path": ("local", "temporary"),
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Skill:
-    """A loaded skill (Pi's `Skill`, without `sourceInfo`)."""
+    """A loaded skill (Pi's `Skill`)."""
 
     name: str
     description: str
     file_path: str
     base_dir: str
     disable_model_invocation: bool = False
+    source_info: SourceInfo | None = None
 
-    def to_pi(self) -> dict[str, Any]:
-        return {
+    def to_pi(self, *, extended: bool = False) -> dict[str, Any]:
+        wire: dict[str, Any] = {
             "name": self.name,
             "description": self.description,
             "filePath": self.file_path,
             "baseDir": self.base_dir,
             "disableModelInvocation": self.disable_model_invocation,
         }
+        if extended and self.source_info is not None:
+            wire["sourceInfo"] = self.source_info.to_pi()
+        return wire
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,9 +133,9 @@ class SkillsResult:
     skills: tuple[Skill, ...]
     diagnostics: tuple[Diagnostic, ...] = field(default=())
 
-    def to_pi(self) -> dict[str, Any]:
+    def to_pi(self, *, extended: bool = False) -> dict[str, Any]:
         return {
-            "skills": [s.to_pi() for s in self.skills],
+            "skills": [s.to_pi(extended=extended) for s in self.skills],
             "diagnostics": [d.to_pi() for d in self.diagnostics],
         }
 
@@ -118,15 +154,16 @@ def escape_xml(text: str) -> str:
 def format_skills_for_prompt(skills: Sequence[Skill], tool: str = "read") -> str:
     """SKILL-6: the `<available_skills>` block; `""` when no skill may be invoked.
 
-    Skills with `disable_model_invocation` are left out. `tool` is `read` or `bash`.
+    Skills with `disable_model_invocation` are left out. SKILL-6: `tool` `read` names
+    the read tool; any other value (`bash`, or anything else) names bash.
     """
     visible = [s for s in skills if not s.disable_model_invocation]
     if not visible:
         return ""
     how = (
-        "Use bash to load a skill's file when the task matches its description."
-        if tool == "bash"
-        else "Use the read tool to load a skill's file when the task matches its description."
+        "Use the read tool to load a skill's file when the task matches its description."
+        if tool == "read"
+        else "Use bash to load a skill's file when the task matches its description."
     )
     lines = [*SKILLS_INTRO, how, RELATIVE_PATHS_LINE, "", "<available_skills>"]
     for skill in visible:
@@ -141,71 +178,74 @@ def format_skills_for_prompt(skills: Sequence[Skill], tool: str = "read") -> str
     return "\n".join(lines)
 
 
-def _frontmatter(text: str) -> dict[str, Any]:
-    """The YAML mapping between a leading `---` line and the next `---` line ({} if none)."""
-    normal = text.replace("\r\n", "\n")
-    if not normal.startswith("---"):
-        return {}
-    end = normal.find("\n---", 3)
-    if end == -1:
-        return {}
-    loaded = yaml.safe_load(normal[3:end])
-    return loaded if isinstance(loaded, dict) else {}
-
-
 def parse_skill_file(
-    path: str, text: str, *, is_skill_file: bool
+    path: str, text: str, *, is_skill_file: bool, source: str = "path"
 ) -> tuple[Skill | None, list[Diagnostic]]:
-    """One skill file: the skill (None when not loaded) and its warnings (SKILL-2, SKILL-3)."""
+    """One skill file: the skill (None when not loaded) and its warnings (SKILL-2..4).
+
+    `source` (`user`, `project`, `path`) sets the skill's `sourceInfo` (SKILL-8).
+    """
     warnings: list[Diagnostic] = []
-    try:
-        front = _frontmatter(strip_bom(text))
-    except yaml.YAMLError as error:
-        return None, [Diagnostic(type="warning", message=str(error), path=path)]
-    base_dir = posixpath.dirname(path)
-    raw_name = front.get("name")
-    # SKILL-2: the frontmatter name, else the name of the file's directory
-    name = raw_name if isinstance(raw_name, str) else posixpath.basename(base_dir)
-    raw_description = front.get("description")
-    description = raw_description if isinstance(raw_description, str) else ""
 
     def warn(message: str) -> None:
         warnings.append(Diagnostic(type="warning", message=message, path=path))
 
-    # SKILL-3: name and description problems warn; the skill still loads
-    if len(name) > MAX_NAME_LENGTH:
-        warn(f"name exceeds {MAX_NAME_LENGTH} characters ({len(name)})")
+    try:
+        front, _ = parse_frontmatter(text)
+    except FrontmatterError as error:
+        # SKILL-4: a YAML error is a warning for SKILL.md; another file is passed over
+        if is_skill_file:
+            warn(error.message)
+        return None, warnings
+    fields: dict[str, Any] = front if isinstance(front, dict) else {}
+    description = fields.get("description")
+    has_description = isinstance(description, str) and js_trim(description) != ""
+    if not is_skill_file and not has_description:
+        return None, warnings  # SKILL-4: a loose .md without description, silently
+    base_dir = posixpath.dirname(path)
+    # SKILL-3: description problems first, then name problems; lengths in UTF-16 units
+    if not isinstance(description, str) or not has_description:
+        warn("description is required")
+    elif code_units(description) > MAX_DESCRIPTION_LENGTH:
+        warn(f"description exceeds {MAX_DESCRIPTION_LENGTH} characters ({code_units(description)})")
+    raw_name = fields.get("name")
+    # SKILL-2: the frontmatter name (when a non-empty string), else the directory's name
+    name = raw_name if isinstance(raw_name, str) and raw_name else posixpath.basename(base_dir)
+    if code_units(name) > MAX_NAME_LENGTH:
+        warn(f"name exceeds {MAX_NAME_LENGTH} characters ({code_units(name)})")
     if not _NAME_CHARS.match(name):
         warn("name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)")
     if name.startswith("-") or name.endswith("-"):
         warn("name must not start or end with a hyphen")
     if "--" in name:
         warn("name must not contain consecutive hyphens")
-    if len(description) > MAX_DESCRIPTION_LENGTH:
-        warn(f"description exceeds {MAX_DESCRIPTION_LENGTH} characters ({len(description)})")
-    if not description.strip():
-        # SKILL-4: no description, no skill (a warning only for SKILL.md)
-        if is_skill_file:
-            warn("description is required")
+    if not isinstance(description, str) or not has_description:
         return None, warnings
+    kind, scope = SKILL_SOURCES.get(source, (source, "temporary"))
     skill = Skill(
         name=name,
         description=description,
         file_path=path,
         base_dir=base_dir,
-        disable_model_invocation=front.get("disable-model-invocation") is True,
+        disable_model_invocation=fields.get("disable-model-invocation") is True,
+        source_info=SourceInfo(path=path, source=kind, scope=scope, base_dir=base_dir),
     )
     return skill, warnings
 
 
-def _load_file(
-    listing: Listing, path: str, out: list[tuple[Skill, str]], diags: list[Diagnostic]
+def load_skill_file(
+    listing: Listing,
+    path: str,
+    out: list[tuple[Skill, str]],
+    diags: list[Diagnostic],
+    source: str = "path",
 ) -> None:
+    """Load one file into `out` (with its realpath) and its warnings into `diags`."""
     text = listing.read_text(path)
     if text is None:
         return
     skill, warnings = parse_skill_file(
-        path, text, is_skill_file=posixpath.basename(path) == SKILL_FILE
+        path, text, is_skill_file=posixpath.basename(path) == SKILL_FILE, source=source
     )
     diags.extend(warnings)
     if skill is not None:
@@ -219,22 +259,56 @@ def load_skills_from_dir(
     diags: list[Diagnostic],
     *,
     top: bool = True,
+    source: str = "path",
 ) -> None:
     """SKILL-1: a directory with `SKILL.md` is one skill; else its sub-directories are
     searched (names starting with `.` and `node_modules` skipped), and `*.md` files
     directly in the top directory are skills too."""
     own = join(directory, SKILL_FILE)
     if listing.is_file(own):
-        _load_file(listing, own, out, diags)
+        load_skill_file(listing, own, out, diags, source)
         return
     for name in listing.children(directory):
         if name.startswith(".") or name == "node_modules":
             continue
         path = join(directory, name)
         if listing.is_dir(path):
-            load_skills_from_dir(listing, path, out, diags, top=False)
+            load_skills_from_dir(listing, path, out, diags, top=False, source=source)
         elif top and name.endswith(".md") and listing.is_file(path):
-            _load_file(listing, path, out, diags)
+            load_skill_file(listing, path, out, diags, source)
+
+
+def first_of_each_name(
+    found: Sequence[tuple[Skill, str]],
+) -> tuple[tuple[Skill, ...], tuple[Diagnostic, ...]]:
+    """SKILL-5: the first skill of a name wins; a winner's file met again is skipped
+    silently, but a loser is not remembered: met again, it collides again."""
+    winners: dict[str, Skill] = {}
+    collisions: list[Diagnostic] = []
+    real_seen: set[str] = set()
+    for skill, real in found:
+        if real in real_seen:
+            continue
+        if skill.name in winners:
+            collisions.append(skill_collision(winners[skill.name], skill))
+            continue
+        winners[skill.name] = skill
+        real_seen.add(real)
+    return tuple(winners.values()), tuple(collisions)
+
+
+def skill_collision(winner: Skill, loser: Skill) -> Diagnostic:
+    return Diagnostic(
+        type="collision",
+        message=f'name "{loser.name}" collision',
+        path=loser.file_path,
+        collision={
+            "resourceType": "skill",
+            "name": loser.name,
+            "winnerPath": winner.file_path,
+            "loserPath": loser.file_path,
+        },
+    )
 
 
 def load_skills(
@@ -245,43 +319,34 @@ def load_skills(
     skill_paths: Sequence[str] = (),
     include_defaults: bool = True,
 ) -> SkillsResult:
-    """Pi's `loadSkills`: defaults (user, then project), then explicit paths; first name wins."""
+    """Pi's `loadSkills`: defaults (user, then project), then explicit paths; first name wins.
+
+    An explicit path that does not exist, or is a file not ending `.md`, is a warning.
+    """
     found: list[tuple[Skill, str]] = []
     diags: list[Diagnostic] = []
+    user_dir, project_dir = join(agent_dir, "skills"), join(cwd, ".pi", "skills")
     if include_defaults:
-        for directory in (join(agent_dir, "skills"), join(cwd, ".pi", "skills")):
+        for directory, source in ((user_dir, "user"), (project_dir, "project")):
             if listing.is_dir(directory):
-                load_skills_from_dir(listing, directory, found, diags)
+                load_skills_from_dir(listing, directory, found, diags, source=source)
     for path in skill_paths:
+        # SKILL-8: without defaults, a path inside a default root keeps that root's kind
+        source = "path"
+        if not include_defaults:
+            for root, kind in ((user_dir, "user"), (project_dir, "project")):
+                if path == root or path.startswith(root.rstrip("/") + "/"):
+                    source = kind
+                    break
         if not listing.exists(path):
             diags.append(Diagnostic(type="warning", message="skill path does not exist", path=path))
         elif listing.is_dir(path):
-            load_skills_from_dir(listing, path, found, diags)
-        elif path.endswith(".md"):
-            _load_file(listing, path, found, diags)
-    winners: dict[str, tuple[Skill, str]] = {}
-    collisions: list[Diagnostic] = []
-    real_seen: set[str] = set()
-    for skill, real in found:
-        if real in real_seen:
-            continue  # SKILL-5: the same file met twice is skipped silently
-        real_seen.add(real)
-        if skill.name in winners:
-            winner = winners[skill.name][0]
-            collisions.append(
-                Diagnostic(
-                    type="collision",
-                    message=f'name "{skill.name}" collision',
-                    path=skill.file_path,
-                    collision={
-                        "resourceType": "skill",
-                        "name": skill.name,
-                        "winnerPath": winner.file_path,
-                        "loserPath": skill.file_path,
-                    },
-                )
+            load_skills_from_dir(listing, path, found, diags, source=source)
+        elif listing.is_file(path) and path.endswith(".md"):
+            load_skill_file(listing, path, found, diags, source)
+        else:
+            diags.append(
+                Diagnostic(type="warning", message="skill path is not a markdown file", path=path)
             )
-            continue
-        winners[skill.name] = (skill, real)
-    skills = tuple(s for s, _ in winners.values())  # in the order they were loaded
+    skills, collisions = first_of_each_name(found)
     return SkillsResult(skills=skills, diagnostics=(*diags, *collisions))

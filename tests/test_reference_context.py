@@ -99,11 +99,46 @@ class TestLoadResources:
         )
         assert (loaded.system_prompt, loaded.append_system_prompt) == ("G", ("inline",))
 
-    def test_settings_pattern_refused(self) -> None:
-        """A glob entry in settings is not modelled: `InvalidInput`, not a wrong answer."""
-        tree = Listing.from_wire({"agent/settings.json": '{"skills": ["*/x"]}'})
-        with pytest.raises(InvalidInput):
-            load_resources(tree, cwd="/ws", agent_dir="/agent", home="/home")
+    def test_settings_patterns_filter(self) -> None:
+        """A glob keeps the entries' files it matches; `!glob` drops a found skill; `+path`
+        brings one back."""
+        tree = Listing.from_wire(
+            {
+                "agent/settings.json": '{"skills": ["lib", "*/a/SKILL.md", "!b", "+lib/b"]}',
+                "agent/lib/a/SKILL.md": _skill("a"),
+                "agent/lib/c/SKILL.md": _skill("c"),
+                "agent/skills/b/SKILL.md": _skill("b"),
+                "agent/skills/d/SKILL.md": _skill("d"),
+            }
+        )
+        loaded = load_resources(tree, cwd="/ws", agent_dir="/agent", home="/home")
+        assert [s.name for s in loaded.skills] == ["a", "d"]
+
+    def test_force_exclude_wins(self) -> None:
+        """`-path` turns a found skill off even when `+path` names it too."""
+        tree = Listing.from_wire(
+            {
+                "agent/settings.json": '{"skills": ["+skills/b", "-skills/b"]}',
+                "agent/skills/b/SKILL.md": _skill("b"),
+            }
+        )
+        loaded = load_resources(tree, cwd="/ws", agent_dir="/agent", home="/home")
+        assert loaded.skills == ()
+
+    def test_dot_prompt_skipped_in_roots(self) -> None:
+        """The prompt roots skip names starting with `.`; an explicit directory does not."""
+        tree = Listing.from_wire({"agent/prompts/.hidden.md": "x", "agent/prompts/p.md": "y"})
+        found = load_resources(tree, cwd="/ws", agent_dir="/agent", home="/home")
+        assert [p.name for p in found.prompts] == ["p"]
+        explicit = load_resources(
+            tree,
+            cwd="/ws",
+            agent_dir="/agent",
+            home="/home",
+            no_prompt_templates=True,
+            additional_prompt_template_paths=["/agent/prompts"],
+        )
+        assert [p.name for p in explicit.prompts] == [".hidden", "p"]
 
     def test_root_tables_gate_project_only(self) -> None:
         """The gated roots of both tables are the project's, listed before the user's."""

@@ -1,0 +1,427 @@
+"""Front matter: the YAML block at the head of a skill or prompt file, read as Pi 0.85.0 does.
+
+Pi cuts the block out itself (`extract`) and hands it to the `yaml` package (eemeli/yaml
+2.9, Pi's `package.json`), whose default is the YAML 1.2 *core* schema. PyYAML's parser
+is kept, with the resolution rules replaced (`CoreLoader`), because what differs between
+the two libraries on front matter is almost all in resolving plain scalars:
+
+- FM-1: only `true`/`True`/`TRUE` and the three spellings of false are booleans (`yes`,
+  `on`, `y` stay strings); `~`, `null`, `Null`, `NULL` and nothing are null; integers
+  are decimal (`012` is 12), `0o7` or `0x1F`; `1_000`, dates and sexagesimals are
+  strings; `<<` is an ordinary key; numbers are JS numbers (beyond 2**53, the nearest
+  double); an unknown tag (`!x`, `!!int x`) keeps the scalar as a string;
+- FM-2: a block scalar ends with its line break even at the end of the block (`|` on
+  the last line before `---` keeps its final `\\n`): the block is given a final newline;
+- FM-3: errors carry `yaml`'s wording and its position suffix (`at line L, column C:`
+  with the line(s) and a caret, `FrontmatterError.message`) for the classes found by
+  probing Pi: duplicate keys, tabs as indentation, missing closing quotes, reserved
+  characters `@` and `` ` ``, bad `\\` escapes, a second document after `...`, an alias
+  without anchor. Any other syntax error keeps `yaml`'s suffix on PyYAML's own problem
+  text, which Pi words differently.
+
+ruamel.yaml was considered (it speaks YAML 1.2), but it parses with the same scanner as
+PyYAML, so it would add a dependency for the resolver alone, which is a table here.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode
+from yaml.resolver import BaseResolver
+
+from reference.tree import strip_bom
+
+__all__ = ["FrontmatterError", "extract", "js_trim", "parse_frontmatter"]
+
+_STR: Final = "tag:yaml.org,2002:str"
+# FM-1: the core schema's implicit scalars (tag, pattern, first characters)
+CORE_SCALARS: Final = (
+    ("tag:yaml.org,2002:null", r"^(?:~|[Nn]ull|NULL|)$", ["~", "n", "N", ""]),
+    ("tag:yaml.org,2002:bool", r"^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$", list("tTfF")),
+    ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", list("-+0123456789")),
+    (
+        "tag:yaml.org,2002:float",
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$",
+        list("-+.0123456789"),
+    ),
+)
+_SAFE_INT: Final = 2**53
+# String.prototype.trim's set: WhiteSpace and LineTerminator (not str.strip's)
+_JS_SPACE: Final = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_TRIM: Final = re.compile(f"^[{_JS_SPACE}]+|[{_JS_SPACE}]+$")
+
+
+def js_trim(text: str) -> str:
+    """`text.trim()` as JS does it.
+
+    >>> js_trim("\\ufeff x \\x1f")
+    'x \\x1f'
+    """
+    return _JS_TRIM.sub("", text)
+
+
+class FrontmatterError(ValueError):
+    """The block is not YAML `yaml` accepts; `message` is the text Pi shows."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class CoreResolver(BaseResolver):
+    """FM-1: implicit tags of the YAML 1.2 core schema, nothing else."""
+
+    yaml_implicit_resolvers: dict[Any, Any] = {}  # noqa: RUF012 (PyYAML's class table)
+
+
+for _tag, _pattern, _first in CORE_SCALARS:
+    CoreResolver.add_implicit_resolver(_tag, re.compile(_pattern), _first)
+
+
+def _js_number(text: str) -> float | int:
+    """A core-schema number as JS holds it: ints stay ints while exact, else a double."""
+    if text.startswith(("0o", "0x")):
+        value = int(text[2:], 8 if text[1] == "o" else 16)
+    elif re.fullmatch(r"[-+]?[0-9]+", text):
+        value = int(text)
+    else:
+        lowered = text.lower()
+        if lowered.endswith(".nan"):
+            return math.nan
+        if lowered.endswith(".inf"):
+            return -math.inf if text.startswith("-") else math.inf
+        return float(text)
+    return value if abs(value) < _SAFE_INT else float(value)
+
+
+class CoreConstructor(SafeConstructor):
+    """Values of the core schema, JS-shaped; duplicate keys refused (FM-3)."""
+
+    def construct_core_bool(self, node: ScalarNode) -> bool:
+        return str(self.construct_scalar(node)).lower() == "true"
+
+    def construct_core_number(self, node: ScalarNode) -> Any:
+        text = str(self.construct_scalar(node))
+        try:
+            return _js_number(text)
+        except ValueError:
+            return text  # FM-1: an explicit `!!int x` that is no number stays a string
+
+    def construct_core_null(self, node: ScalarNode) -> None:
+        return None
+
+    def construct_unknown(self, node: Node) -> Any:
+        # FM-1: a tag `yaml` cannot resolve keeps the node as its plain kind
+        if isinstance(node, ScalarNode):
+            return self.construct_scalar(node)
+        if isinstance(node, MappingNode):
+            return self.construct_core_mapping(node)
+        return self.construct_sequence(node)  # type: ignore[arg-type]
+
+    def construct_core_mapping(self, node: MappingNode) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        seen: set[tuple[str, Any]] = set()
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            identity = _key_identity(key)
+            if identity in seen:
+                raise _MarkedError("Map keys must be unique", key_node.start_mark.index)
+            seen.add(identity)
+            out[_js_key(key)] = self.construct_object(value_node, deep=True)
+        return out
+
+    def construct_core_map_node(self, node: MappingNode) -> Any:
+        return self.construct_core_mapping(node)
+
+    def construct_core_binary(self, node: ScalarNode) -> dict[str, Any]:
+        # a Node Buffer, as JSON.stringify writes it
+        data = base64.b64decode("".join(str(self.construct_scalar(node)).split()))
+        return {"type": "Buffer", "data": list(data)}
+
+    def construct_core_set(self, node: MappingNode) -> dict[str, Any]:
+        return {}  # a JS Set, which JSON.stringify writes as {}
+
+
+# FM-1: which constructor builds each tag (None: a tag the core schema does not know)
+CORE_CONSTRUCTORS: Final = (
+    ("tag:yaml.org,2002:bool", "construct_core_bool"),
+    ("tag:yaml.org,2002:int", "construct_core_number"),
+    ("tag:yaml.org,2002:float", "construct_core_number"),
+    ("tag:yaml.org,2002:null", "construct_core_null"),
+    ("tag:yaml.org,2002:map", "construct_core_map_node"),
+    ("tag:yaml.org,2002:binary", "construct_core_binary"),
+    ("tag:yaml.org,2002:set", "construct_core_set"),
+    ("tag:yaml.org,2002:timestamp", "construct_unknown"),
+    ("tag:yaml.org,2002:omap", "construct_unknown"),
+    ("tag:yaml.org,2002:pairs", "construct_unknown"),
+    (None, "construct_unknown"),
+)
+for _tag_name, _method in CORE_CONSTRUCTORS:
+    CoreConstructor.add_constructor(_tag_name, getattr(CoreConstructor, _method))
+
+
+class CoreLoader(
+    yaml.reader.Reader,
+    yaml.scanner.Scanner,
+    yaml.parser.Parser,
+    yaml.composer.Composer,
+    CoreConstructor,
+    CoreResolver,
+):
+    """PyYAML's parser with the core schema's resolver and constructor."""
+
+    def __init__(self, stream: str) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        yaml.composer.Composer.__init__(self)
+        CoreConstructor.__init__(self)
+        CoreResolver.__init__(self)
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        # FM-1: an anchor may be set again; later aliases see the newest node
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if not isinstance(event, yaml.AliasEvent) and getattr(event, "anchor", None):
+            self.anchors.pop(event.anchor, None)
+        return super().compose_node(parent, index)
+
+
+@dataclass(frozen=True, slots=True)
+class _MarkedError(Exception):
+    problem: str
+    index: int
+    length: int = 1
+    swallows: int | None = None  # scan errors past this index are inside this error's node
+    worded: bool = True  # False: PyYAML's own words, which lose to any scanned error
+    rank: int = 2  # which error `yaml` reports first of two at one position (lowest)
+
+
+def _key_identity(key: Any) -> tuple[str, Any]:
+    if isinstance(key, bool) or key is None:
+        return ("atom", key)
+    if isinstance(key, int | float):
+        return ("number", float(key))
+    if isinstance(key, str):
+        return ("string", key)
+    return ("node", id(key))
+
+
+def _js_key(key: Any) -> str:
+    """An object key as JS writes a scalar key (`1`, `true`, `""` for null)."""
+    if key is None:
+        return ""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, float) and key.is_integer() and abs(key) < 1e21:
+        return str(int(key))
+    if isinstance(key, list):
+        return "[ " + ", ".join(_js_key(k) for k in key) + " ]"
+    return str(key)
+
+
+def extract(text: str) -> str | None:
+    """The front matter block of a file's text, or None (no opening `---`, no closing one).
+
+    Line ends are made `\\n` and a BOM dropped first; the block starts one character
+    after the opening `---` and ends before the first `\\n---` after it.
+
+    >>> extract("---\\nname: x\\n---\\nbody")
+    'name: x'
+    """
+    normal = strip_bom(text).replace("\r\n", "\n").replace("\r", "\n")
+    if not normal.startswith("---"):
+        return None
+    end = normal.find("\n---", 3)
+    if end == -1:
+        return None
+    return normal[4:end]
+
+
+def _prettify(source: str, problem: str, index: int, length: int = 1) -> str:
+    """FM-3: `yaml`'s message: problem, position, the line(s) and a caret under it."""
+    starts = [0] + [m.end() for m in re.finditer("\n", source)]
+    line = max(i for i, start in enumerate(starts) if start <= index) + 1
+    col = index - starts[line - 1] + 1
+    message = f"{problem} at line {line}, column {col}"
+    end = starts[line] if line < len(starts) else len(source)
+    text = source[starts[line - 1] : end].rstrip("\r\n")
+    ci = col - 1
+    if ci >= 60 and len(text) > 80:
+        trim = min(ci - 39, len(text) - 79)
+        text = "…" + text[trim:]
+        ci -= trim - 1
+    if len(text) > 80:
+        text = text[:79] + "…"
+    if line > 1 and not text[:ci].strip(" "):
+        previous = source[starts[line - 2] : starts[line - 1]]
+        if len(previous) > 80:
+            previous = previous[:79] + "…\n"
+        text = previous + text
+    if text.strip(" "):
+        count = max(1, min(length, 80 - ci))
+        message += f":\n\n{text}\n{' ' * ci}{'^' * count}\n"
+    return message
+
+
+_TAB_INDENT: Final = re.compile(r"^ *\t", re.MULTILINE)
+_RESERVED: Final = re.compile(r"^(?:[^#\n]*?(?::|-) +|)([@`])", re.MULTILINE)
+_DOC_END: Final = re.compile(r"^\.\.\.(?:[ \t].*)?$", re.MULTILINE)
+
+
+_TOP_KEY: Final = re.compile(r"^([^\s#'\"\-?:\[\]{}][^:\n]*?):(?: |$)", re.MULTILINE)
+
+
+def _known_errors(source: str) -> list[_MarkedError]:
+    """FM-3: errors `yaml` reports that a plain scan finds (PyYAML misses or words them)."""
+    found: list[_MarkedError] = []
+    tab = _TAB_INDENT.search(source)
+    if tab is not None:
+        found.append(_MarkedError("Tabs are not allowed as indentation", tab.start()))
+    reserved = _RESERVED.search(source)
+    if reserved is not None:
+        char = reserved.group(1)
+        found.append(
+            _MarkedError(
+                f"Plain value cannot start with reserved character {char}", reserved.start(1)
+            )
+        )
+    seen: set[str] = set()
+    for key in _TOP_KEY.finditer(source):  # a flat mapping's repeated key
+        if key.group(1) in seen:
+            found.append(_MarkedError("Map keys must be unique", key.start()))
+            break
+        seen.add(key.group(1))
+    end = _DOC_END.search(source)
+    if end is not None and source[end.end() :].strip():
+        rest = source[end.end() :]
+        start = end.end() + len(rest) - len(rest.lstrip())
+        line_end = source.find("\n", start)
+        last = line_end == -1 or not source[line_end:].strip()
+        length = (len(source) if line_end == -1 else line_end) - start if last else 1
+        found.append(
+            _MarkedError(
+                "Source contains multiple documents; please use YAML.parseAllDocuments()",
+                start,
+                length=length,
+                rank=1,
+            )
+        )
+    return found
+
+
+_FLOW_END: Final = {
+    "]": "Flow sequence in block collection must be sufficiently indented and end with a ]",
+    "}": "Flow map in block collection must be sufficiently indented and end with a }",
+}
+_NODE_END: Final = re.compile(
+    r"expected (?:<block end>|'<document start>'), "
+    r"but found '(?:<scalar>|\?|<block mapping start>)'"
+)
+_KEY_TAB: Final = re.compile(r"^( *(?:- +)*[^\s'\"#\[\]{}|>][^:\n]*:)(\t+)", re.MULTILINE)
+
+
+def _implicit_key_error(source: str, colon: int) -> tuple[str, int]:
+    """A `:` after a plain scalar that spans lines or follows a value on its line."""
+    before = source.rfind(": ", 0, colon)
+    if before == -1:
+        head = source[:colon]
+        return "Implicit keys need to be on a single line", len(head) - len(head.lstrip())
+    start = before + 2
+    while start < colon and source[start] in " \n":
+        start += 1
+    return "Nested mappings are not allowed in compact mappings", start
+
+
+def _pyyaml_error(source: str, error: yaml.MarkedYAMLError) -> _MarkedError | str:
+    """FM-3: PyYAML's error put in `yaml`'s words where the class is known."""
+    mark = error.problem_mark
+    problem = str(error.problem or error.context or "YAML error")
+    if mark is None:
+        return problem
+    at = min(mark.index, len(source))
+    alias = re.match(r"found undefined alias '(.*)'$", problem)
+    if alias is not None:
+        return f"Unresolved alias (the anchor must be set before the alias): {alias.group(1)}"
+    if "found unknown escape character" in problem:
+        return _MarkedError(f"Invalid escape sequence {source[at - 1 : at + 1]}", at - 1)
+    opened = error.context_mark.index if error.context_mark is not None else at
+    if "unexpected end of stream" in problem and "quoted" in str(error.context):
+        # a quoted scalar runs on over lines to the end of the block
+        quote = source[opened] if opened < len(source) else '"'
+        end = len(source.rstrip("\n"))
+        return _MarkedError(f"Missing closing {quote}quote", end, swallows=opened)
+    flow = re.match(r"expected ',' or '([\]}])', but got ", problem)
+    if flow is not None:
+        next_line = source.find("\n", opened) + 1
+        return _MarkedError(_FLOW_END[flow.group(1)], next_line if 0 < next_line <= at else at)
+    if problem == "mapping values are not allowed here":
+        message, start = _implicit_key_error(source, at)
+        return _MarkedError(message, start, rank=0)
+    if problem == "expected <block end>, but found '-'":
+        return _MarkedError("Implicit keys need to be on a single line", at)
+    if problem == "expected '<document start>', but found '<stream end>'":
+        return _MarkedError("Missing directives-end indicator line", at)
+    if _NODE_END.match(problem):
+        return _MarkedError("Unexpected scalar at node end", at)
+    return _MarkedError(problem[:1].upper() + problem[1:], at, worded=False)
+
+
+def _load(source: str) -> Any:
+    """The block's value, or `FrontmatterError` for the first error `yaml` would report."""
+    errors = _known_errors(source)
+    # FM-2: a block scalar keeps its line break at the end of the block
+    text = source if source.endswith("\n") else source + "\n"
+    # FM-1: a tab may separate a key's `:` from its value (PyYAML refuses it)
+    text = _KEY_TAB.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
+    loader = CoreLoader(text)
+    value: Any = None
+    try:
+        value = loader.get_single_data()
+    except _MarkedError as error:
+        errors.insert(0, error)
+    except yaml.MarkedYAMLError as error:
+        found = _pyyaml_error(source, error)
+        if isinstance(found, str):  # thrown after parsing, when the document has no error
+            if not errors:
+                raise FrontmatterError(found) from None
+        elif found.swallows is not None:
+            errors = [e for e in errors if e.index < found.swallows]
+        if isinstance(found, _MarkedError) and (found.worded or not errors):
+            errors.insert(0, found)
+    except yaml.YAMLError as error:
+        raise FrontmatterError(str(error)) from None
+    finally:
+        loader.dispose()
+    if errors:
+        first = min(errors, key=lambda e: (e.index, e.rank))
+        raise FrontmatterError(_prettify(source, first.problem, first.index, first.length))
+    return value
+
+
+def parse_frontmatter(text: str) -> tuple[Any, str]:
+    """Pi's `parseFrontmatter`: the block's value (`{}` for none or null) and the body.
+
+    The value is whatever the YAML is (a mapping, but also a list or a string); callers
+    read keys only from a mapping. The body is the text after the block, trimmed.
+    Raises `FrontmatterError` with `yaml`'s message for YAML `yaml` refuses.
+
+    >>> parse_frontmatter("---\\nflag: yes\\non: true\\n---\\n body ")
+    ({'flag': 'yes', 'on': True}, 'body')
+    """
+    normal = strip_bom(text).replace("\r\n", "\n").replace("\r", "\n")
+    block = extract(normal)
+    if block is None:
+        return {}, normal
+    body = js_trim(normal[normal.find("\n---", 3) + 4 :])
+    if not block:
+        return {}, body
+    value = _load(block)
+    return ({} if value is None else value), body
