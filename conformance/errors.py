@@ -8,6 +8,9 @@
 - `StopAfterTimeout`: raised, instead of calling again, by an implementation that timed
   out earlier in the same test. It is a `BaseException` on purpose: hypothesis neither
   retries nor shrinks on it, so a property stops at its first timeout.
+- `EnvironmentMissing`: this machine lacks something an implementation needs to answer a
+  case (ripgrep for Pi's grep): the case is an *error* naming it, never a failure of
+  the implementation.
 - `CorpusError`: a case file or expectations file is broken (the suite's fault).
 """
 
@@ -23,6 +26,7 @@ __all__ = [
     "AdapterError",
     "CorpusError",
     "Crashed",
+    "EnvironmentMissing",
     "ProtocolViolation",
     "StartupFailed",
     "StopAfterTimeout",
@@ -84,6 +88,17 @@ class StopAfterTimeout(BaseException):
 
     def __str__(self) -> str:
         return f"{self.timeout}\n(the test stopped at this first timeout: no retries, no shrinking)"
+
+
+class EnvironmentMissing(Exception):
+    """This machine lacks what an op needs (a program); no fault of the implementation."""
+
+    kind = "missing from the environment"
+
+    def __init__(self, op: str, message: str) -> None:
+        super().__init__(f"{self.kind}: {op} cannot run here: {message}")
+        self.op = op
+        self.message = message
 
 
 class CorpusError(Exception):

@@ -38,7 +38,12 @@ from conformance.adapters.wire import DEFAULT_MAX_ANSWER_BYTES, WireImplementati
 from conformance.cases import BOUNDARIES, Case, corpus_digest, load_cases
 from conformance.check import CaseMismatch, rerun_command
 from conformance.compare import shorten
-from conformance.errors import AdapterError, StartupFailed, StopAfterTimeout
+from conformance.errors import (
+    AdapterError,
+    EnvironmentMissing,
+    StartupFailed,
+    StopAfterTimeout,
+)
 from conformance.expectations import Expectations, default_expectations_file, load_expectations
 from conformance.protocol import PROTOCOL_VERSION
 
@@ -292,7 +297,9 @@ def _describe(item: pytest.Item) -> dict[str, Any]:
 
 def _classify(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str:
     excinfo = call.excinfo
-    if excinfo is not None and isinstance(excinfo.value, AdapterError | StopAfterTimeout):
+    if excinfo is not None and isinstance(
+        excinfo.value, AdapterError | StopAfterTimeout | EnvironmentMissing
+    ):
         return "error"
     if report.skipped:
         if hasattr(report, "wasxfail"):
@@ -318,7 +325,8 @@ def pytest_runtest_makereport(
         excinfo = call.excinfo
         if status in FAILING:
             if excinfo is not None and isinstance(
-                excinfo.value, CaseMismatch | AdapterError | StopAfterTimeout
+                excinfo.value,
+                CaseMismatch | AdapterError | StopAfterTimeout | EnvironmentMissing,
             ):
                 report.longrepr = str(excinfo.value)
             if len(text := str(report.longrepr)) > REPORT_CHARS:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -12,6 +16,7 @@ from conformance.adapters import open_implementation
 from conformance.adapters import pi as pi_adapter
 from conformance.adapters.pi import PiInstallError, cache_root, ensure_installed
 from conformance.adapters.wire import WireImplementation
+from conformance.errors import EnvironmentMissing
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent / "conformance" / "adapters" / "pi"
 
@@ -83,6 +88,7 @@ def test_ops_of_modules_a_release_lacks_are_unsupported(tmp_path: Path) -> None:
     impl = WireImplementation([str(node), str(adapter), str(package)], name="stub")
     try:
         assert sorted(impl.hello["ops"]) == [
+            "bench.truncate",  # needs truncate.js alone
             "format.size",
             "truncate.head",
             "truncate.line",
@@ -92,3 +98,86 @@ def test_ops_of_modules_a_release_lacks_are_unsupported(tmp_path: Path) -> None:
         assert impl.call("tool.read", {"path": "x"}).error.type == "unsupported"  # type: ignore[union-attr]
     finally:
         impl.close()
+
+
+class TestRipgrep:
+    """Pi's grep gets the `rg` of the ripgrep wheel; where there is none, it is named."""
+
+    @pytest.fixture
+    def no_rg(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        """A machine without ripgrep: no wheel, nothing in the scripts dir, none on PATH."""
+
+        def absent(name: str) -> None:
+            raise metadata.PackageNotFoundError(name)
+
+        monkeypatch.setattr(pi_adapter.metadata, "files", absent)
+        monkeypatch.setattr(pi_adapter.sysconfig, "get_path", lambda _: str(tmp_path))
+        monkeypatch.setenv("PATH", str(tmp_path))
+
+    def test_the_wheel_is_found_without_an_activated_venv(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """With nothing on PATH (a venv used unactivated), rg comes from the wheel's files."""
+        monkeypatch.setenv("PATH", "/nonexistent")
+        found = pi_adapter.ripgrep_dir()
+        assert found is not None
+        wheel = [f for f in metadata.files("ripgrep") or () if f.name == "rg"]
+        assert found == Path(str(wheel[0].locate())).resolve().parent
+        version = subprocess.run(
+            [str(found / "rg"), "--version"], capture_output=True, text=True, check=True
+        )
+        assert version.stdout.startswith("ripgrep 14.1.0")
+
+    def test_the_wheel_leads_pis_path(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """The launch puts rg's directory first on Pi's PATH and marks nothing unavailable."""
+        monkeypatch.setenv("PATH", "/nonexistent")
+        launch = pi_adapter.install("0.85.0", quiet=True)
+        assert launch.env["PATH"].split(os.pathsep)[0] == str(pi_adapter.ripgrep_dir())
+        assert launch.unavailable == {}
+
+    @pytest.mark.usefixtures("no_rg")
+    def test_without_ripgrep_grep_is_unavailable(self) -> None:
+        """No rg anywhere: tool.grep is marked unavailable with a message naming ripgrep."""
+        assert pi_adapter.ripgrep_dir() is None
+        launch = pi_adapter.install("0.85.0", quiet=True)
+        assert set(launch.unavailable) == {"tool.grep"}
+        assert "ripgrep (rg) is not installed" in launch.unavailable["tool.grep"]
+        assert "pip install ripgrep==14.1.0" in launch.unavailable["tool.grep"]
+
+    def test_an_unavailable_op_raises_without_a_request(
+        self, fake: Callable[..., list[str]]
+    ) -> None:
+        """The runner answers an unavailable op itself (a request would crash this fake)."""
+        impl = WireImplementation(fake("crash"), unavailable={"truncate.head": "no widget here"})
+        with pytest.raises(EnvironmentMissing, match=r"truncate.head cannot run here: no widget"):
+            impl.call("truncate.head", {"content": "x"})
+        assert impl.restarts == 0
+        impl.close()
+
+    def test_missing_ripgrep_makes_grep_cases_errors_not_failures(self, tmp_path: Path) -> None:
+        """`ctxspec conform --impl pi@0.85.0` on a machine without rg: grep cases are errors."""
+        results = tmp_path / "results.json"
+        cases = ["grep-missing-path-searches-cwd", "grep-glob-ignored"]
+        args = ["conform", "--impl", "pi@0.85.0", "--json", str(results)]
+        args += [arg for case in cases for arg in ("--case", case)]
+        # the patch imports the suite before pytest starts, which pytest warns about
+        args += ["--", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+        script = (
+            "import sys; from conformance.adapters import pi; "
+            "pi.ripgrep_dir = lambda: None; "
+            "from conformance.cli import main; sys.exit(main(sys.argv[1:]))"
+        )
+        completed = subprocess.run(
+            [sys.executable, "-c", script, *args],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+            check=False,
+        )
+        output = completed.stdout + completed.stderr
+        assert completed.returncode == 1, output
+        records = json.loads(results.read_text())["records"]
+        assert {r["id"]: r["status"] for r in records} == dict.fromkeys(cases, "error")
+        assert all("ripgrep (rg) is not installed" in r["message"] for r in records)
+        assert "missing from the environment: tool.grep cannot run here" in output

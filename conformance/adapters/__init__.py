@@ -53,7 +53,13 @@ def open_implementation(spec: str, *, timeout: float = 30.0) -> Implementation:
     if named is not None:
         launch = install(named, quiet=True)
         env = dict(os.environ, **launch.env)
-        return WireImplementation(launch.argv, name=launch.name, timeout=timeout, env=env)
+        return WireImplementation(
+            launch.argv,
+            name=launch.name,
+            timeout=timeout,
+            env=env,
+            unavailable=launch.unavailable,
+        )
     argv = shlex.split(spec)
     if not argv:
         raise ValueError(

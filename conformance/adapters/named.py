@@ -36,6 +36,8 @@ class Launch:
     argv: list[str]
     env: Mapping[str, str] = field(default_factory=dict)  # added to the runner's environment
     name: str = ""
+    # ops this machine cannot serve, each with what is missing (their cases are errors)
+    unavailable: Mapping[str, str] = field(default_factory=dict)
 
 
 class _Installer(Protocol):
@@ -109,4 +111,9 @@ def parse_named(spec: str) -> NamedSpec | None:
 def install(spec: NamedSpec, *, quiet: bool = False) -> Launch:
     """Install (on first use) and describe the start of a named implementation."""
     launch = spec.family.installer()(spec.version, quiet=quiet)
-    return Launch(argv=launch.argv, env=launch.env, name=launch.name or spec.name)
+    return Launch(
+        argv=launch.argv,
+        env=launch.env,
+        name=launch.name or spec.name,
+        unavailable=launch.unavailable,
+    )

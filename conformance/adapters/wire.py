@@ -19,7 +19,9 @@ each request ends within its bound (PROTOCOL.md, "The runner's bounds"):
 
 It restarts the child after it crashed, hung, or broke the protocol, so one broken case
 never breaks the run; after a timeout, later calls fail at once (`StopAfterTimeout`)
-until `new_test()`, so a property is neither retried nor shrunk on a hang.
+until `new_test()`, so a property is neither retried nor shrunk on a hang. An op the
+launch marks `unavailable` (this machine lacks what it needs, e.g. ripgrep) raises
+`EnvironmentMissing` without a request: the case is an error naming what is missing.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from conformance.adapters.base import Implementation, Reply
 from conformance.errors import (
     AdapterError,
     Crashed,
+    EnvironmentMissing,
     ProtocolViolation,
     StartupFailed,
     StopAfterTimeout,
@@ -424,6 +427,7 @@ class WireImplementation(Implementation):
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        unavailable: Mapping[str, str] | None = None,
     ) -> None:
         if not argv:
             raise ValueError("an implementation command cannot be empty")
@@ -436,6 +440,7 @@ class WireImplementation(Implementation):
         self.env = env
         self.cwd = cwd
         self.max_answer_bytes = max_answer_bytes
+        self.unavailable = dict(unavailable or {})  # op -> what this machine lacks for it
         self._child: _Child | None = None
         self._hello: Mapping[str, Any] = {}
         self._startup_failures: list[StartupFailed] = []
@@ -445,6 +450,13 @@ class WireImplementation(Implementation):
     @property
     def hello(self) -> Mapping[str, Any]:  # type: ignore[override]
         return self._ensure_started()[1]
+
+    @property
+    def pid(self) -> int | None:
+        """The running child's process id (what `ctxspec bench` reads VmHWM of), or None."""
+        if self._child is None or self._child.dead():
+            return None
+        return self._child.process.pid
 
     def new_test(self) -> None:
         """A new test begins: a timeout of an earlier test no longer stops calls."""
@@ -489,6 +501,8 @@ class WireImplementation(Implementation):
     def call(self, op: str, args: Mapping[str, Any]) -> Reply:
         if self._timed_out is not None:
             raise StopAfterTimeout(self._timed_out)
+        if op in self.unavailable:
+            raise EnvironmentMissing(op, self.unavailable[op])
         child, _ = self._ensure_started()
         try:
             message = child.request(op, args, self.timeout)

@@ -9,6 +9,11 @@ exact versions and integrity hashes. Other versions get a manifest made from the
 registry's metadata and `npm install`; `ctxspec impl lock pi@X` turns the resolved lock
 into a committed one. Later runs reuse the cache and make no network call.
 
+Pi's grep runs `rg`: `ripgrep_dir()` finds the one of the `ripgrep` wheel (a main
+dependency of ctxspec) and puts it first on Pi's PATH, also when the venv is not
+activated; on a machine with no `rg` at all, `tool.grep` is unavailable and its cases are
+errors naming ripgrep (`EnvironmentMissing`), never failures of Pi.
+
 The adapter (`adapter.mjs`, `ops/*.mjs`) runs from where ctxspec is installed; the API
 changes between versions are absorbed by `shims.mjs`, one entry per change, named by the
 version that made it.
@@ -16,6 +21,7 @@ version that made it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -25,7 +31,7 @@ import subprocess
 import sys
 import sysconfig
 from dataclasses import dataclass
-from importlib import resources
+from importlib import metadata, resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Final
@@ -42,6 +48,7 @@ __all__ = [
     "install",
     "locked_versions",
     "package_name",
+    "ripgrep_dir",
 ]
 
 PI_VERSION: Final = "0.85.0"
@@ -50,6 +57,13 @@ _NODE_MAJOR_NEEDED = 22
 _FIRST_NEW_NAME: Final = (0, 74, 0)
 _MANIFEST_FORMAT = "2"  # bump when the generated manifest changes shape
 _VERSION = re.compile(r"\d+\.\d+\.\d+")
+RIPGREP_WHEEL: Final = "ripgrep"  # PyPI's binary wheels of ripgrep; pinned in pyproject.toml
+_RG_NAMES: Final = ("rg", "rg.exe")
+RIPGREP_MISSING: Final = (
+    "ripgrep (rg) is not installed: Pi's grep runs `rg` and, offline, cannot download it. "
+    "ctxspec depends on the `ripgrep` wheel where one exists for the platform "
+    "(`python -m pip install ripgrep==14.1.0`); elsewhere put `rg` on PATH"
+)
 
 PiInstallError = InstallError  # the name older callers use
 
@@ -248,15 +262,40 @@ def _adopt_locked(version: str) -> None:
         stamp.write_text(_stamp_key(version) + "\n")
 
 
+def ripgrep_dir() -> Path | None:
+    """The directory of the `rg` Pi's grep is to run, or None when this machine has none.
+
+    First the `rg` of the installed `ripgrep` wheel (a dependency of ctxspec), found
+    through the wheel's file list, so it is found also when its venv is used without
+    being activated (its `bin/` is then not on PATH); else the scripts directory of this
+    Python; else an `rg` on PATH.
+    """
+    with contextlib.suppress(metadata.PackageNotFoundError):
+        for file in metadata.files(RIPGREP_WHEEL) or ():
+            if file.name in _RG_NAMES:
+                located = Path(str(file.locate())).resolve()
+                if located.is_file() and os.access(located, os.X_OK):
+                    return located.parent
+    scripts = Path(sysconfig.get_path("scripts"))
+    if any((scripts / name).is_file() for name in _RG_NAMES):
+        return scripts
+    found = shutil.which("rg")
+    return Path(found).resolve().parent if found else None
+
+
 def install(version: str, *, quiet: bool = False) -> Launch:
-    """The named-implementation entry point (`--impl pi@VERSION`)."""
+    """The named-implementation entry point (`--impl pi@VERSION`).
+
+    Pi's grep runs `rg` from PATH and, offline, cannot fetch one: the directory of
+    `ripgrep_dir()` leads Pi's PATH; without one, `tool.grep` is `unavailable` (its
+    cases are errors naming ripgrep, not failures of Pi).
+    """
     pi = ensure_installed(version, quiet=quiet)
-    # Pi's grep runs `rg` from PATH: the ripgrep wheel puts it beside this Python's scripts,
-    # which are not on PATH when the venv is used without being activated
-    scripts = sysconfig.get_path("scripts")
-    path = os.pathsep.join(p for p in (scripts, os.environ.get("PATH", "")) if p)
+    rg = ripgrep_dir()
+    path = os.pathsep.join(p for p in (str(rg or ""), os.environ.get("PATH", "")) if p)
     env = {"PI_OFFLINE": "1", "NODE_NO_WARNINGS": "1", "PATH": path}
-    return Launch(argv=pi.argv, env=env, name=f"pi@{version}")
+    unavailable = {} if rg is not None else {"tool.grep": RIPGREP_MISSING}
+    return Launch(argv=pi.argv, env=env, name=f"pi@{version}", unavailable=unavailable)
 
 
 def _node(root: Path, version: str) -> Path:
