@@ -35,6 +35,7 @@ __all__ = [
     "expand",
     "lint",
     "load_cases",
+    "load_cases_from",
     "rule_index",
 ]
 
@@ -177,9 +178,15 @@ def _parse(name: str, file: Traversable) -> list[Case]:
 @cache
 def load_cases() -> tuple[Case, ...]:
     """Every case of the corpus, in file order. Raises `CorpusError` on a broken file."""
+    return load_cases_from(cases_root())
+
+
+def load_cases_from(root: Traversable) -> tuple[Case, ...]:
+    """Every case under `root` (a folder laid out as `corpora/cases/`: `<boundary>/*.yaml`),
+    e.g. cases `ctxspec fuzz --write-cases` wrote outside the corpus."""
     cases: list[Case] = []
     seen: dict[str, str] = {}
-    for name, file in _case_files(cases_root()):
+    for name, file in _case_files(root):
         for case in _parse(name, file):
             if case.id in seen:
                 raise CorpusError(f"{name}: case id {case.id!r} is already used in {seen[case.id]}")

@@ -37,7 +37,7 @@ from conformance.adapters import FAMILIES, PI_NAME, InstallError, canonical_name
 from conformance.adapters import pi as pi_adapter
 from conformance.adapters.named import install, parse_named
 from conformance.adapters.pi import PI_VERSION
-from conformance.cases import lint, load_cases
+from conformance.cases import lint, load_cases, load_cases_from
 from conformance.changelog import main_changelog
 from conformance.errors import CorpusError
 from conformance.expectations import default_expectations_file, load_expectations
@@ -200,7 +200,7 @@ def _changelog(options: argparse.Namespace) -> int:
 
 def _cases(options: argparse.Namespace) -> int:
     try:
-        cases = load_cases()
+        cases = load_cases_from(Path(options.root)) if options.root else load_cases()
     except CorpusError as error:
         print(f"ctxspec: broken corpus: {error}", file=sys.stderr)
         return 2
@@ -283,6 +283,7 @@ def _parser() -> argparse.ArgumentParser:
 
     cases = commands.add_parser("cases", help="list or lint the corpus")
     cases.add_argument("action", choices=("list", "lint"))
+    cases.add_argument("--root", metavar="DIR", help="cases laid out as corpora/cases/ elsewhere")
     cases.set_defaults(run=_cases)
 
     bench = commands.add_parser("bench", help="write the benchmark report (needs the bench group)")

@@ -54,11 +54,12 @@ from conformance.adapters import (
     prepare,
 )
 from conformance.adapters.base import Implementation, Reply
-from conformance.cases import BOUNDARIES, expand, load_cases
+from conformance.cases import BOUNDARIES, expand
 from conformance.compare import Difference, differences, render
 from conformance.errors import AdapterError, StartupFailed, StopAfterTimeout
-from conformance.protocol import validate_result
+from conformance.protocol import OpError, validate_result
 from conformance.strategies.ops import OP_ARGS
+from corpora import cases_root
 
 __all__ = [
     "PLACEHOLDER",
@@ -127,6 +128,8 @@ def ask(impl: Implementation, op: str, args: Mapping[str, Any]) -> Outcome:
         return Outcome(failure=f"{error.kind}: {error.message}")
     except StopAfterTimeout as stop:
         return Outcome(failure=f"{stop.timeout.kind}: {stop.timeout.message}")
+    except Exception as error:  # an in-process engine's bug: what its wire server answers
+        return Outcome(reply=Reply(error=OpError("internal", f"{type(error).__name__}: {error}")))
     return Outcome(reply=reply)
 
 
@@ -413,18 +416,44 @@ class CaseText:
     text: str  # one YAML list item (`- id: ...`), with comments above it
 
 
+_CASE_START = re.compile(r"^(\s*)- id:")
+_CASE_KEY = re.compile(r"^(\s*)(?:- )?(op|rule): ['\"]?([A-Za-z0-9_.-]+)")
+
+
 @cache
 def _corpus_homes() -> dict[str, tuple[str, str]]:
-    """op -> (its boundary, its most used rule) in the shipped corpus."""
+    """op -> (its boundary, its most used rule) in the shipped corpus. The case files are
+    scanned, not loaded (loading expands and validates 600 cases): a top-level `op:` or
+    `rule:` is a file's default, an indented one belongs to the case it is in."""
     boundaries: dict[str, Counter[str]] = {}
     rules: dict[str, Counter[str]] = {}
-    for case in load_cases():
-        boundaries.setdefault(case.op, Counter())[case.boundary] += 1
-        rules.setdefault(case.op, Counter())[case.rule] += 1
-    return {
-        op: (boundaries[op].most_common(1)[0][0], rules[op].most_common(1)[0][0])
-        for op in boundaries
-    }
+    for folder in cases_root().iterdir():
+        if folder.name not in BOUNDARIES:
+            continue
+        for file in folder.iterdir():
+            if not file.name.endswith(".yaml"):
+                continue
+            defaults: dict[str, str] = {}
+            cases: list[dict[str, str]] = []
+            for line in file.read_text("utf-8").splitlines():
+                if _CASE_START.match(line):
+                    cases.append({})
+                elif match := _CASE_KEY.match(line):
+                    (cases[-1] if match[1] and cases else defaults)[match[2]] = match[3]
+            for case in cases:
+                op, rule = (
+                    case.get("op", defaults.get("op")),
+                    case.get("rule", defaults.get("rule")),
+                )
+                if op and rule:
+                    boundaries.setdefault(op, Counter())[folder.name] += 1
+                    rules.setdefault(op, Counter())[rule] += 1
+    return {op: (_most_used(boundaries[op]), _most_used(rules[op])) for op in boundaries}
+
+
+def _most_used(counts: Counter[str]) -> str:
+    """The most frequent key; of equals, the first in sorted order (not in file order)."""
+    return min(counts.items(), key=lambda item: (-item[1], item[0]))[0]
 
 
 def case_for(found: Found, impl_name: str, against_name: str) -> CaseText:

@@ -650,6 +650,34 @@ def _session_run(draw: st.DrawFn) -> dict[str, Any]:
     return args
 
 
+@st.composite
+def _turn_start(draw: st.DrawFn) -> dict[str, Any]:
+    entries = draw(sessions.linear_sessions())
+    args = _entries_or_jsonl(draw, entries)
+    args["entryIndex"] = draw(st.integers(-1, len(entries)))
+    if draw(st.booleans()):
+        args["startIndex"] = draw(st.integers(-1, len(entries)))
+    return args
+
+
+_PATHS = st.lists(st.sampled_from(["a.ts", "b/c.ts", "é.md", "a.ts", "", "x y"]), max_size=4)
+
+
+@st.composite
+def _file_lists(draw: st.DrawFn) -> dict[str, Any]:
+    return {"fileOps": {"read": draw(_PATHS), "written": draw(_PATHS), "edited": draw(_PATHS)}}
+
+
+@st.composite
+def _usage_record(draw: st.DrawFn) -> dict[str, Any]:
+    usage = draw(_usage())
+    usage["cacheRead"] = draw(st.sampled_from([0, 7, 0.5]))
+    usage["cacheWrite"] = draw(st.sampled_from([0, 3]))
+    if draw(st.integers(0, 3)) == 0:
+        del usage["totalTokens"]
+    return {"usage": usage}
+
+
 OP_ARGS: Final[Mapping[str, st.SearchStrategy[dict[str, Any]]]] = {
     "truncate.head": _truncate(),
     "truncate.tail": _truncate(),
@@ -681,4 +709,13 @@ OP_ARGS: Final[Mapping[str, st.SearchStrategy[dict[str, Any]]]] = {
     "session.navigate": _session_navigate(),
     "session.run": _session_run(),
     "messages.convert": st.builds(lambda ms: {"messages": ms}, _MESSAGES),
+    # protocol 1.1: the session helpers
+    "tokens.calculate": _usage_record(),
+    "compaction.last_usage": st.builds(lambda e: {"entries": e}, sessions.session_trees()),
+    "compaction.turn_start": _turn_start(),
+    "session.context_entries": _session_context(),
+    "compaction.file_lists": _file_lists(),
+    "compaction.format_file_ops": st.fixed_dictionaries(
+        {"readFiles": _PATHS, "modifiedFiles": _PATHS}
+    ),
 }

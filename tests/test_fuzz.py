@@ -1,0 +1,193 @@
+"""`ctxspec fuzz`: it finds a planted divergence, shrinks it, writes a case that loads and
+means what it says; the reference agrees with itself over the wire; a seed fixes the run;
+a broken implementation is counted, not fatal."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+
+from conformance import fuzz
+from conformance.adapters.base import Implementation, Reply
+from conformance.adapters.reference import ReferenceImplementation
+from conformance.adapters.wire import WireImplementation
+from conformance.cases import expand, lint, load_cases_from
+from conformance.check import check_case
+from conformance.cli import main
+from conformance.protocol import OPS, OpError, validate_args
+from conformance.strategies.ops import OP_ARGS
+
+FAKE = str(Path(__file__).with_name("fake_impl.py"))
+
+
+class Planted(Implementation):
+    """The reference, except that `truncate.line` of a line holding "é" says the line was
+    not cut, and `format.size` of 2048 or more bytes answers an error."""
+
+    name = "planted"
+
+    def __init__(self) -> None:
+        self.inner = ReferenceImplementation()
+        self.hello = self.inner.hello
+
+    def call(self, op: str, args: Mapping[str, Any]) -> Reply:
+        reply = self.inner.call(op, args)
+        if op == "truncate.line" and "é" in args["line"]:
+            return Reply(result={**reply.result, "wasTruncated": not reply.result["wasTruncated"]})
+        if op == "format.size" and args["bytes"] >= 2048:
+            return Reply(error=OpError("internal", "planted"))
+        return reply
+
+
+def _fuzz(op: str, impl: Implementation, seed: int = 7, examples: int = 60) -> fuzz.OpReport:
+    return fuzz.fuzz_op(op, impl, ReferenceImplementation(), examples=examples, seed=seed)
+
+
+def test_every_protocol_op_has_a_strategy() -> None:
+    missing = {op for op in OPS if op != "hello" and not op.startswith("bench.")} - set(OP_ARGS)
+    assert not missing, f"ops without a fuzz strategy: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("op", sorted(OP_ARGS))
+def test_strategies_draw_valid_arguments(op: str) -> None:
+    if op not in OPS:
+        pytest.skip(f"{op} has no schema in this checkout")
+
+    @settings(max_examples=15, database=None, deadline=None)
+    @given(OP_ARGS[op])
+    def valid(args: dict[str, Any]) -> None:
+        assert validate_args(op, args) is None
+
+    valid()
+
+
+def test_planted_divergence_is_found_and_shrunk() -> None:
+    report = _fuzz("truncate.line", Planted())
+    assert report.diverging > 0
+    assert [found.signature for found in report.found] == ["$.wasTruncated"]
+    (found,) = report.found
+    assert found.args == {"line": "é"}  # the shrinker's minimum: one character, no limit
+    assert found.expected.reply is not None and found.expected.reply.result["wasTruncated"] is False
+
+
+def test_an_error_against_a_result_is_its_own_class() -> None:
+    report = _fuzz("format.size", Planted())
+    signatures = {found.signature for found in report.found}
+    assert signatures == {"a result answered as error internal"}
+    (found,) = report.found
+    assert list(found.args) == ["bytes"] and found.args["bytes"] >= 2048
+
+
+def test_written_case_loads_lints_and_pins_the_oracle(tmp_path: Path) -> None:
+    report = _fuzz("truncate.line", Planted())
+    fuzz.write_cases(tmp_path, report.found, "planted", "reference")
+    fuzz.write_cases(tmp_path, report.found, "planted", "reference")  # appended once only
+    cases = load_cases_from(tmp_path)
+    assert len(cases) == 1
+    (case,) = cases
+    assert case.id.startswith("fuzz-truncate-line-") and fuzz.PLACEHOLDER in case.why
+    assert lint(cases) == []
+    check_case(ReferenceImplementation(), case)  # the oracle's answer is the expectation
+    with pytest.raises(AssertionError):
+        check_case(Planted(), case)
+
+
+def test_case_yaml_keeps_lone_surrogates_and_odd_strings() -> None:
+    args = {"line": "\ud83d a\ufeff\r\nyes", "maxChars": 1}
+    oracle = ReferenceImplementation()
+    expected = fuzz.ask(oracle, "truncate.line", args)
+    actual = fuzz.Outcome(reply=Reply(result={"text": "", "wasTruncated": False}))
+    found = fuzz.Found("truncate.line", "$.text", args, expected, actual)
+    text = fuzz.case_yaml([found], "x", "reference")
+    data = yaml.safe_load(text)
+    assert data["op"] == "truncate.line" and data["boundary"] == "multibyte_cuts"
+    (case,) = data["cases"]
+    assert case["args"]["line"] == {
+        "$codeUnits": [0xD83D, 0x20, 0x61, 0xFEFF, 13, 10, 121, 101, 115]
+    }
+    assert expand(case["args"]) == args
+    assert expand(case["expect"]["result"]) == expected.reply.result  # type: ignore[union-attr]
+
+
+def test_reference_agrees_with_itself_over_the_wire() -> None:
+    wire = WireImplementation([sys.executable, "-m", "conformance.adapters.reference"])
+    try:
+        reports = fuzz.fuzz(wire, ReferenceImplementation(), ops=None, examples=6, seed=3)
+    finally:
+        wire.close()
+    assert {r.op for r in reports} == set(OP_ARGS)
+    for report in reports:
+        assert not report.skipped, report.op
+        assert report.examples > 0, report.op
+        assert (report.diverging, report.found, dict(report.errors)) == (0, [], {}), report.op
+
+
+def test_same_seed_same_report_other_seed_other_draws() -> None:
+    first = [_fuzz(op, Planted(), seed=11).to_json() for op in ("truncate.line", "format.size")]
+    again = [_fuzz(op, Planted(), seed=11).to_json() for op in ("truncate.line", "format.size")]
+    assert first == again
+    drawn: dict[int, list[str]] = {}
+    for seed in (1, 2):
+        recorder = Recorder()
+        fuzz.fuzz_op("tool.grep", recorder, Recorder(), examples=5, seed=seed)
+        drawn[seed] = recorder.requests
+    assert drawn[1] != drawn[2]
+
+
+class Recorder(Implementation):
+    """Answers every request with the same result and records what it was asked."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.hello = {"ops": sorted(OP_ARGS)}
+        self.requests: list[str] = []
+
+    def call(self, op: str, args: Mapping[str, Any]) -> Reply:
+        self.requests.append(json.dumps(args, sort_keys=True))
+        return Reply(result={"isError": False, "text": ""})
+
+
+def test_cli_reports_a_crashing_implementation_and_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report.json"
+    impl = f"{sys.executable} {FAKE} crash"
+    args = ["--op", "format.size", "--examples", "3", "--seed", "5", "--json", str(out), "-q"]
+    code = main(["fuzz", "--impl", impl, "--against", "reference", *args])
+    assert code == 3  # no divergence, but errors
+    (op,) = json.loads(out.read_text())["ops"]
+    assert op["errors"] == {"impl": op["examples"]} and op["divergences"] == []
+    assert "crashed" in op["errorSamples"][0]
+    assert "format.size" in capsys.readouterr().out
+
+
+def test_cli_finds_a_wrong_wire_implementation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    impl = f"{sys.executable} {FAKE} wrong"
+    args = ["--op", "truncate.head", "--examples", "40", "--seed", "2", "-q"]
+    code = main(
+        ["fuzz", "--impl", impl, "--against", "reference", *args, "--write-cases", str(tmp_path)]
+    )
+    printed = capsys.readouterr().out
+    assert code == 1
+    assert "$.truncatedBy" in printed and "- id: fuzz-truncate-head-" in printed
+    cases = load_cases_from(tmp_path)
+    assert cases and lint(cases) == []
+    assert main(["cases", "lint", "--root", str(tmp_path)]) == 0
+
+
+def test_cli_exit_status_for_a_dead_start_and_bad_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    dead = f"{sys.executable} -c 'import sys; sys.exit(1)'"
+    args = ["fuzz", "--impl", dead, "--against", "reference", "--op", "format.size", "-q"]
+    assert main([*args, "--examples", "2"]) == 6
+    assert main(["fuzz", "--impl", "reference", "--op", "no.such.op"]) == 2
+    assert "no strategy" in capsys.readouterr().err
