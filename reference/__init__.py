@@ -72,6 +72,7 @@ from reference.tokens import (
     calculate_context_tokens,
     estimate_context_tokens,
     estimate_tokens,
+    get_last_assistant_usage,
 )
 from reference.tools import (
     DEFAULT_GREP_LIMIT,
@@ -190,6 +191,7 @@ __all__ = [
     "format_file_operations",
     "format_size",
     "format_skills_for_prompt",
+    "get_last_assistant_usage",
     "get_summarization_failure",
     "grep_result",
     "has_trust_requiring_project_resources",

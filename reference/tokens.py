@@ -2,8 +2,9 @@
 
 Decides how big a context is when compaction asks: `estimate_tokens` (one message,
 `ceil(code units / 4)`), `calculate_context_tokens` (a provider's usage record),
-`assistant_usage` (whether a message's usage is valid), `estimate_context_tokens` (the
-last valid usage plus estimates of every later message).
+`assistant_usage` (whether a message's usage is valid), `get_last_assistant_usage` (the
+newest valid usage among session entries), `estimate_context_tokens` (the last valid
+usage plus estimates of every later message).
 
 Messages are Pi's JSON message objects (`role`, `content`, ...); lengths are UTF-16
 code units. A message missing a field the estimate reads raises `InvalidInput` (Pi
@@ -30,6 +31,7 @@ __all__ = [
     "calculate_context_tokens",
     "estimate_context_tokens",
     "estimate_tokens",
+    "get_last_assistant_usage",
 ]
 
 ESTIMATED_IMAGE_CHARS: Final = 4800
@@ -100,6 +102,27 @@ def assistant_usage(message: Message) -> Mapping[str, Any] | None:
     if not isinstance(usage, Mapping):
         raise InvalidInput("usage", "must be an object")
     return usage if calculate_context_tokens(usage) > 0 else None
+
+
+def get_last_assistant_usage(entries: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The usage of the newest `message` entry whose message's usage counts (CP-1), or None.
+
+    Entries of other types are passed over; a message entry without a message object
+    raises `InvalidInput` (Pi throws a TypeError reading its role).
+    """
+    for position in range(len(entries) - 1, -1, -1):
+        entry = entries[position]
+        if not isinstance(entry, Mapping):
+            raise InvalidInput(f"entries[{position}]", "an entry must be an object")
+        if entry.get("type") != "message":
+            continue
+        message = entry.get("message")
+        if not isinstance(message, Mapping):
+            raise InvalidInput(f"entries[{position}].message", "must be an object")
+        usage = assistant_usage(message)
+        if usage is not None:
+            return usage
+    return None
 
 
 def estimate_tokens(message: Message) -> int:

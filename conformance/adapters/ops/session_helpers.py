@@ -1,0 +1,74 @@
+"""The session helpers Pi exports beside its compaction and session builders.
+
+`tokens.calculate` (`calculateContextTokens`), `compaction.last_usage`
+(`getLastAssistantUsage`), `compaction.turn_start` (`findTurnStartIndex`),
+`session.context_entries` (`buildContextEntries`), `compaction.file_lists`
+(`computeFileLists`) and `compaction.format_file_ops` (`formatFileOperations`).
+Entries travel as for the other session ops (`entries`, or a session file's `jsonl`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from conformance.adapters.ops import Handler
+from conformance.adapters.ops.sessions import _entries as entries_of
+from conformance.adapters.ops.sessions import _leaf as leaf_of
+from reference import compaction, session, tokens
+from reference.errors import InvalidInput
+
+
+def _last_usage(args: Mapping[str, Any]) -> Any:
+    usage = tokens.get_last_assistant_usage(entries_of(args))
+    return None if usage is None else dict(usage)
+
+
+def _turn_start(args: Mapping[str, Any]) -> int:
+    entries = entries_of(args)
+    entry_index, start_index = args["entryIndex"], args.get("startIndex", 0)
+    # Pi reads entries[i] for every i it walks: outside the list it throws a TypeError
+    if start_index < 0:
+        raise InvalidInput("startIndex", "must be at least 0")
+    if entry_index >= start_index and entry_index >= len(entries):
+        raise InvalidInput("entryIndex", f"must be below the number of entries ({len(entries)})")
+    return compaction.find_turn_start_index(entries, entry_index, start_index)
+
+
+def _context_entries(args: Mapping[str, Any]) -> dict[str, Any]:
+    path = session.build_context_entries(entries_of(args), leaf_of(args))
+    return {"entries": [dict(entry) for entry in path]}
+
+
+def _file_lists(args: Mapping[str, Any]) -> dict[str, Any]:
+    raw = args["fileOps"]
+    ops = compaction.FileOperations()
+    # Pi's fileOps are three Sets: a path listed twice is one path
+    for kind in ("read", "written", "edited"):
+        for path in _strings(raw, kind):
+            ops = ops.add(kind, path)
+    read, modified = compaction.compute_file_lists(ops)
+    return {"readFiles": list(read), "modifiedFiles": list(modified)}
+
+
+def _format_file_ops(args: Mapping[str, Any]) -> str:
+    return compaction.format_file_operations(
+        _strings(args, "readFiles"), _strings(args, "modifiedFiles")
+    )
+
+
+def _strings(raw: Mapping[str, Any], key: str) -> Sequence[str]:
+    value = raw[key]
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise InvalidInput(key, "must be a list of strings")
+    return value
+
+
+HANDLERS: Final[dict[str, Handler]] = {
+    "tokens.calculate": lambda a: tokens.calculate_context_tokens(a["usage"]),
+    "compaction.last_usage": _last_usage,
+    "compaction.turn_start": _turn_start,
+    "session.context_entries": _context_entries,
+    "compaction.file_lists": _file_lists,
+    "compaction.format_file_ops": _format_file_ops,
+}
