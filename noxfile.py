@@ -4,7 +4,8 @@ The default set is what CI runs: ctxspec's tests, the suite against the referenc
 0.85.0 (the pin) and Pi 1.6.0 (the newest release), and the lint. The long matrices are
 sessions of their own, outside the default set: `conform_releases` (every other Pi
 release with a shipped expectations file), `conform_ports` (the forks and ports),
-`changelog` (the bisection page) and `matrix` (the HTML report over all of them).
+`changelog` (the bisection page), `matrix` (the HTML report over all of them) and
+`mutants` (mutation testing of reference/, the suite as the killer).
 """
 
 from __future__ import annotations
@@ -117,3 +118,10 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "format", "--check", "reference", "conformance")
     session.run("mypy")
     session.run("ctxspec", "cases", "lint")
+
+
+@nox.session(default=False)
+def mutants(session: nox.Session) -> None:
+    """Mutation testing of reference/ with the suite as the killer (mutation/run.py; hours)."""
+    install(session, "test", "mutants")
+    session.run("python", "mutation/run.py", *session.posargs)

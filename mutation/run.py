@@ -1,0 +1,336 @@
+"""Mutation testing of `reference/`, with the conformance suite as the killer.
+
+A suite that cannot tell a wrong engine from a right one is a weak gate. This measures it:
+Cosmic Ray (a mutation tool that runs any test command) makes every first-order mutant of
+`reference/` (flipped comparisons, swapped operators, ±1 on numbers, `and`/`or`, negated
+conditions, loops that never run, ...). A deterministic, per-module sample of them is run
+against `ctxspec conform` (the reference in process, stopping at the first failure). A
+mutant the suite fails is killed; one it passes survived.
+
+Some mutants cannot be killed because they do not change behaviour. Each of these is
+listed in `mutation/equivalent.yaml` with one line of reason. It is keyed by module,
+function, operator and the mutated line's text, so the key survives edits elsewhere in the
+file. They are left out of the score:
+
+    score = killed / (sampled - equivalent)
+
+The work happens in copies of the committed tree (HEAD) under `.cache/mutation/` (Cosmic Ray mutates
+files in place): the checkout is never touched. `--jobs J` runs J copies side by side.
+
+    python mutation/run.py [--per-module N | --all] [--seed S] [--module reference/x.py]
+                           [--jobs J] [--report FILE]
+
+This is `nox -s mutants`, outside CI's default set: a sample of 12 per module takes about
+an hour of one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import sysconfig
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from cosmic_ray.work_db import WorkDB, use_db
+from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+ROOT = Path(__file__).resolve().parent.parent
+EQUIVALENT = ROOT / "mutation" / "equivalent.yaml"
+WORKDIR = ROOT / ".cache" / "mutation"
+KILLER = [sys.executable, "-m", "conformance.cli", "conform", "--", "-x", "-q"]
+KILLER += ["-p", "no:cacheprovider"]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One first-order mutant, with the key that names it across edits."""
+
+    job_id: str
+    module: str
+    function: str
+    operator: str
+    occurrence: int  # Cosmic Ray's index of this operator's sites in the module
+    line: int
+    text: str  # the mutated line's source, stripped
+
+    @property
+    def ident(self) -> tuple[str, str, int]:
+        """The same mutant in every session made from one tree."""
+        return (self.module, self.operator, self.occurrence)
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.module, self.function, self.operator, self.text)
+
+    def describe(self) -> str:
+        return f"{self.module}:{self.line} {self.function} {self.operator}: {self.text}"
+
+
+class EquivalentListError(Exception):
+    """`mutation/equivalent.yaml` is malformed (the entry is named)."""
+
+
+def load_equivalents(path: Path = EQUIVALENT) -> dict[tuple[str, str, str, str], str]:
+    """The listed equivalent mutants: key -> the one-line reason."""
+    if not path.exists():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    if not isinstance(data, list):
+        raise EquivalentListError(f"{path.name}: expected a list of entries")
+    listed: dict[tuple[str, str, str, str], str] = {}
+    for n, entry in enumerate(data):
+        fields = ("module", "function", "operator", "line", "reason")
+        if not isinstance(entry, dict) or any(not isinstance(entry.get(f), str) for f in fields):
+            raise EquivalentListError(f"{path.name}: entry {n} needs string fields {fields}")
+        if not entry["reason"].strip():
+            raise EquivalentListError(f"{path.name}: entry {n} has no reason")
+        key = (entry["module"], entry["function"], entry["operator"], entry["line"].strip())
+        listed[key] = entry["reason"].strip()
+    return listed
+
+
+def head_commit() -> str:
+    return subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def copy_tree(dest: Path, commit: str) -> None:
+    """The tree of one commit (a score belongs to a commit), with the C scan built."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", commit], cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    # the C scan as the install builds it, compiled straight from sysconfig's settings
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    subprocess.run(
+        [*compiler, "-shared", "-fPIC", "-O2", "-I", sysconfig.get_paths()["include"],
+         "reference/_speedups.c", "-o", f"reference/_speedups{suffix}"],
+        cwd=dest, check=True,
+    )  # fmt: skip
+
+
+def killer_env(tree: Path) -> dict[str, str]:
+    """The killer imports `reference`, `conformance` and `corpora` from the copy."""
+    env = dict(os.environ, PYTHONPATH=str(tree), CI="true")
+    env.pop("PYTEST_ADDOPTS", None)
+    return env
+
+
+def write_config(tree: Path, timeout: float) -> Path:
+    config = tree / "cosmic-ray.toml"
+    command = " ".join(KILLER)
+    config.write_text(
+        "[cosmic-ray]\n"
+        'module-path = "reference"\n'
+        f"timeout = {timeout}\n"
+        "excluded-modules = []\n"
+        f"test-command = {json.dumps(command)}\n\n"
+        '[cosmic-ray.distributor]\nname = "local"\n',
+        encoding="utf-8",
+    )
+    return config
+
+
+def cosmic_ray(tree: Path, *args: str) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "cosmic_ray.cli", *args],
+        cwd=tree, env=killer_env(tree), check=True,
+    )  # fmt: skip
+
+
+def mutants_of(db: WorkDB, tree: Path) -> list[Mutant]:
+    lines: dict[str, list[str]] = {}
+    found = []
+    for item in db.work_items:
+        (spec,) = item.mutations
+        module = spec.module_path.as_posix()
+        source = lines.setdefault(module, (tree / module).read_text(encoding="utf-8").splitlines())
+        line = spec.start_pos[0]
+        found.append(
+            Mutant(item.job_id, module, spec.definition_name or "<module>",
+                   spec.operator_name, spec.occurrence, line, source[line - 1].strip())
+        )  # fmt: skip
+    return sorted(found, key=lambda m: (m.module, m.line, m.operator, m.occurrence))
+
+
+def sample(mutants: Sequence[Mutant], per_module: int | None, seed: int) -> list[Mutant]:
+    """`per_module` mutants of each module (all of them with None), the same for one seed."""
+    if per_module is None:
+        return list(mutants)
+    by_module: dict[str, list[Mutant]] = collections.defaultdict(list)
+    for m in mutants:
+        by_module[m.module].append(m)
+    chosen = []
+    for module in sorted(by_module):
+        rng = random.Random(f"{seed}:{module}")
+        pool = by_module[module]
+        chosen += rng.sample(pool, min(per_module, len(pool)))
+    return chosen
+
+
+def skip(db: WorkDB, mutants: Iterable[Mutant], why: str) -> None:
+    for m in mutants:
+        db.set_result(m.job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output=why))
+
+
+def run_shard(
+    shard: int, chosen: Sequence[Mutant], commit: str, timeout: float
+) -> dict[str, WorkResult]:
+    """One copy of the tree, one Cosmic Ray session over `chosen`; the results by job id."""
+    tree = WORKDIR / f"tree-{shard}"
+    copy_tree(tree, commit)
+    config = write_config(tree, timeout)
+    session = WORKDIR / f"session-{shard}.sqlite"
+    session.unlink(missing_ok=True)
+    cosmic_ray(tree, "init", str(config), str(session))
+    with use_db(str(session)) as db:
+        everything = mutants_of(db, tree)
+        wanted = {m.ident for m in chosen}
+        skip(db, [m for m in everything if m.ident not in wanted], "not sampled")
+    cosmic_ray(tree, "exec", str(config), str(session))
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        job_of = {m.ident: m.job_id for m in mutants_of(db, tree)}
+        results = dict(db.results)
+    return {m.job_id: results[job_of[m.ident]] for m in chosen if job_of[m.ident] in results}
+
+
+def outcome(result: WorkResult | None) -> str:
+    if result is None or result.worker_outcome == WorkerOutcome.SKIPPED:
+        return "not run"
+    if result.worker_outcome != WorkerOutcome.NORMAL:
+        return "error"
+    if result.test_outcome == TestOutcome.SURVIVED:
+        return "survived"
+    if result.output and "timeout" in result.output.lower():
+        return "timeout"
+    return "killed" if result.test_outcome == TestOutcome.KILLED else "incompetent"
+
+
+def report(  # noqa: PLR0917 (one call site, every argument named by its role)
+    chosen: Sequence[Mutant], results: dict[str, WorkResult],
+    equivalents: dict[tuple[str, str, str, str], str], seed: int, per_module: int | None,
+    commit: str,
+) -> tuple[str, dict[str, Any]]:  # fmt: skip
+    """The Markdown table per module and the JSON of every mutant's outcome."""
+    rows: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    survivors, records = [], []
+    for m in chosen:
+        status = "equivalent" if m.key in equivalents else outcome(results.get(m.job_id))
+        rows[m.module][status] += 1
+        records.append({"mutant": m.describe(), "status": status})
+        if status == "survived":
+            survivors.append(m)
+    total: collections.Counter[str] = collections.Counter()
+    for counts in rows.values():
+        total.update(counts)
+
+    def score(c: collections.Counter[str]) -> str:
+        # timeouts and incompetent mutants (the suite could not run) count as killed
+        dead = c["killed"] + c["timeout"] + c["incompetent"]
+        live = dead + c["survived"]
+        return f"{100 * dead / live:.1f}%" if live else "–"
+
+    sampled = f"{per_module} per module" if per_module else "every mutant"
+    out = [
+        f"Mutants of `reference/` at {commit[:12]} ({sampled}, seed {seed}), "
+        "killed by `ctxspec conform`.",
+        "",
+        "| module | sampled | killed | timeout | survived | equivalent | score |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for module in sorted(rows):
+        c = rows[module]
+        out.append(
+            f"| `{module}` | {sum(c.values())} | {c['killed'] + c['incompetent']} | "
+            f"{c['timeout']} | {c['survived']} | {c['equivalent']} | {score(c)} |"
+        )
+    out.append(
+        f"| **all** | {sum(total.values())} | {total['killed'] + total['incompetent']} | "
+        f"{total['timeout']} | {total['survived']} | {total['equivalent']} | "
+        f"**{score(total)}** |"
+    )
+    if survivors:
+        out += ["", "Survivors:", ""] + [f"- `{m.describe()}`" for m in survivors]
+    summary = {
+        "commit": commit,
+        "seed": seed,
+        "perModule": per_module,
+        "score": score(total),
+        "mutants": records,
+    }
+    return "\n".join(out) + "\n", summary
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--per-module", type=int, default=12, help="mutants per module (12)")
+    size.add_argument("--all", action="store_true", help="every mutant (days of CPU)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--module", action="append", help="only these modules (reference/x.py)")
+    parser.add_argument("--jobs", type=int, default=1, help="copies run side by side")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant")
+    parser.add_argument("--report", type=Path, default=WORKDIR / "report.md")
+    args = parser.parse_args(argv)
+    per_module = None if args.all else args.per_module
+
+    equivalents = load_equivalents()
+    WORKDIR.mkdir(parents=True, exist_ok=True)
+    # the mutants are listed once, from a copy, to take the sample every shard shares
+    listing = WORKDIR / "listing"
+    commit = head_commit()
+    copy_tree(listing, commit)
+    session = WORKDIR / "listing.sqlite"
+    session.unlink(missing_ok=True)
+    cosmic_ray(listing, "init", str(write_config(listing, args.timeout)), str(session))
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        mutants = mutants_of(db, listing)
+    # a killer that fails on the unmutated tree would "kill" every mutant
+    baseline = subprocess.run(
+        KILLER, cwd=listing, env=killer_env(listing), capture_output=True, check=False
+    )
+    if baseline.returncode != 0:
+        tail = baseline.stdout.decode("utf-8", "replace")[-2000:]
+        print(f"the suite fails on the unmutated tree (exit {baseline.returncode}):\n{tail}")
+        return 2
+    if args.module:
+        mutants = [m for m in mutants if m.module in args.module]
+    chosen = sample(mutants, per_module, args.seed)
+    runnable = [m for m in chosen if m.key not in equivalents]
+    listed = len(chosen) - len(runnable)
+    print(f"{len(mutants)} mutants, {len(chosen)} sampled, {listed} listed as equivalent")
+
+    started = time.monotonic()
+    shards = [runnable[i :: args.jobs] for i in range(args.jobs)]
+    results: dict[str, WorkResult] = {}
+    with ThreadPoolExecutor(args.jobs) as pool:
+        runs = [pool.submit(run_shard, n, p, commit, args.timeout) for n, p in enumerate(shards)]
+        for run in runs:
+            results.update(run.result())
+    text, summary = report(chosen, results, equivalents, args.seed, per_module, commit)
+    summary["seconds"] = round(time.monotonic() - started)
+    args.report.parent.mkdir(parents=True, exist_ok=True)
+    args.report.write_text(text, encoding="utf-8")
+    args.report.with_suffix(".json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    print(text)
+    print(f"{summary['seconds']} s; report: {args.report}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
