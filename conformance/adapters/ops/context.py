@@ -70,7 +70,7 @@ def load_skills(args: Mapping[str, Any]) -> dict[str, Any]:
         agent_dir=args["agentDir"],
         skill_paths=tuple(args.get("skillPaths") or ()),
         include_defaults=True if include is None else bool(include),
-    ).to_pi()
+    ).to_pi(extended=args.get("extended") is True)
 
 
 def build_prompt(args: Mapping[str, Any]) -> str:
@@ -106,15 +106,16 @@ def load_resources(args: Mapping[str, Any]) -> dict[str, Any]:
         no_context_files=bool(args.get("noContextFiles")),
         system_prompt=args.get("systemPrompt"),
         append_system_prompt=args.get("appendSystemPrompt"),
-    ).to_pi()
+    ).to_pi(extended=args.get("extended") is True)
 
 
 HANDLERS: Final[dict[str, Handler]] = {
     "context.discover": discover,
     "trust.resolve": resolve_trust,
     "skills.load": load_skills,
+    # SKILL-6: only an absent (or null) tool defaults to read; "" names bash, as in Pi
     "skills.format": lambda a: skills.format_skills_for_prompt(
-        _skills(a["skills"]), a.get("fileReadTool") or "read"
+        _skills(a["skills"]), "read" if a.get("fileReadTool") is None else a["fileReadTool"]
     ),
     "prompt.build": build_prompt,
     "resources.load": load_resources,

@@ -108,7 +108,9 @@ export default async function contextOps(context) {
           skillPaths: (a.skillPaths ?? []).map(real),
           includeDefaults: a.includeDefaults ?? true,
         });
-        return { skills: result.skills.map(pickSkill), diagnostics: result.diagnostics };
+        // `extended`: each skill's sourceInfo too (protocol 1.1)
+        const shown = a.extended === true ? (s) => ({ ...pickSkill(s), sourceInfo: s.sourceInfo }) : pickSkill;
+        return { skills: result.skills.map(shown), diagnostics: result.diagnostics };
       }),
 
     "skills.format": (a) => skills.formatSkillsForPrompt(a.skills.map(asSkill), a.fileReadTool ?? undefined),
@@ -145,19 +147,28 @@ export default async function contextOps(context) {
         await resourceLoader.reload();
         const skillsResult = resourceLoader.getSkills();
         const prompts = resourceLoader.getPrompts();
-        return {
+        const extended = a.extended === true;
+        const result = {
           agentsFiles: resourceLoader.getAgentsFiles().agentsFiles.map(({ path, content }) => ({ path, content })),
-          skills: skillsResult.skills.map(({ name, filePath, disableModelInvocation }) => ({
-            name,
-            filePath,
-            disableModelInvocation,
-          })),
+          skills: skillsResult.skills.map((s) =>
+            extended
+              ? { ...pickSkill(s), sourceInfo: s.sourceInfo }
+              : { name: s.name, filePath: s.filePath, disableModelInvocation: s.disableModelInvocation },
+          ),
           skillDiagnostics: skillsResult.diagnostics,
-          prompts: prompts.prompts.map(({ name, filePath }) => ({ name, filePath })),
+          prompts: prompts.prompts.map(({ name, filePath, description, argumentHint, sourceInfo }) =>
+            extended ? { name, filePath, description, argumentHint, sourceInfo } : { name, filePath },
+          ),
           promptDiagnostics: prompts.diagnostics,
           systemPrompt: resourceLoader.getSystemPrompt() ?? null,
           appendSystemPrompt: resourceLoader.getAppendSystemPrompt(),
         };
+        if (extended) {
+          // `extended` (protocol 1.1): where the system prompt and append items were read from
+          result.systemPromptSource = resourceLoader.getSystemPromptSource() ?? null;
+          result.appendSystemPromptSources = resourceLoader.getAppendSystemPromptSources();
+        }
+        return result;
       }),
   };
 }
