@@ -16,7 +16,6 @@ from typing import Any, BinaryIO, Final
 import reference
 from conformance.adapters.base import Implementation, Reply
 from conformance.adapters.ops import all_handlers
-from conformance.adapters.ops.tools import ToolMissing
 from conformance.protocol import OPS, PROTOCOL_VERSION, OpError, decode_line, encode_line
 from reference.errors import InvalidInput
 
@@ -51,8 +50,6 @@ def handle(op: str, args: Mapping[str, Any]) -> Reply:
         return Reply(
             error=OpError("invalid_input", f"missing argument {error}", str(error.args[0]))
         )
-    except ToolMissing as error:  # the machine lacks a program the op runs (rg for grep)
-        return Reply(error=OpError("internal", str(error)))
 
 
 class ReferenceImplementation(Implementation):

@@ -10,8 +10,8 @@ ripgrep's rules (ignore files and whether the tree is a git repository, binary d
 by file kind, BOM sniffing and UTF-16, `--glob` with braces, negations and slashes, the
 Rust regex dialect and its error messages): a Python emulation of all that would be a
 second, unchecked implementation of ripgrep, while the `rg` binary *is* what Pi runs
-(the ripgrep 14.1.0 wheel, found beside this Python or on PATH; without it the op
-answers an `internal` error naming it, never a guessed result). The handler lays the
+(the ripgrep 14.1.0 wheel, found as the Pi adapter finds it; without it the op raises
+`EnvironmentMissing` naming ripgrep, never a guessed result). The handler lays the
 tree out in a temp directory (text as Node writes it: lone surrogates as U+FFFD),
 resolves `cwd` and `path` as Pi does, and runs rg with exactly Pi 0.85.0's arguments
 (`reference.tools.grep_ripgrep_args`) from the session's cwd, where Pi's rg runs
@@ -35,11 +35,8 @@ import json
 import os
 import posixpath
 import re
-import shutil
 import stat
 import subprocess
-import sys
-import sysconfig
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -49,16 +46,12 @@ from typing import Any, Final
 from conformance.adapters.ops import Handler
 from conformance.adapters.ops.stream import chunks_of, read_back
 from conformance.adapters.tree import materialize, real_path, validate_tree, virtualize
+from conformance.errors import EnvironmentMissing
 from reference import _utf8, tools
 from reference.edge.persist import PersistingAccumulator
 from reference.errors import InvalidInput
 
 FULL_OUTPUT_PATH: Final = "<fullOutputPath>"
-RIPGREP_VERSION: Final = "14.1.0"  # the release Pi's grep runs in CI (the PyPI wheel)
-
-
-class ToolMissing(RuntimeError):
-    """The machine lacks a program an op runs (the message names it and how to get it)."""
 
 
 def _files(tree: Mapping[str, Any]) -> dict[str, bytes]:
@@ -186,18 +179,17 @@ def grep(args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def ripgrep() -> str:
-    """The `rg` Pi would run: the ripgrep wheel beside this Python, else the first on PATH."""
-    beside = Path(sysconfig.get_path("scripts")) / "rg"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    found = shutil.which("rg")
+    """The `rg` Pi's grep runs (`conformance.adapters.pi.ripgrep_dir`: the wheel's, else PATH's).
+
+    Without one the op cannot answer: `EnvironmentMissing`, an error naming ripgrep, never
+    a result computed some other way.
+    """
+    from conformance.adapters import pi  # noqa: PLC0415 (the Pi family imports the adapters)
+
+    found = pi.ripgrep_dir()
     if found is None:
-        raise ToolMissing(
-            "tool.grep runs ripgrep, as Pi does, and no `rg` was found (neither beside "
-            f"{sys.executable} nor on PATH): install it with "
-            f"`pip install ripgrep=={RIPGREP_VERSION}`"
-        )
-    return found
+        raise EnvironmentMissing("tool.grep", pi.RIPGREP_MISSING)
+    return str(next((found / n for n in ("rg", "rg.exe") if (found / n).is_file()), found / "rg"))
 
 
 def _grep_in(root: Path, rg: str, call: _GrepCall) -> dict[str, Any]:
