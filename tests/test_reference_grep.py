@@ -1,0 +1,161 @@
+"""grep: Pi's rules over ripgrep's `--json` output, and the reference adapter that runs rg.
+
+The golden cases (`corpora/cases/tool_results/grep-*.yaml`) pin what Pi answers; these
+check the pieces the cases cannot reach one by one: events ripgrep sends only in odd
+situations (a path or a line as bytes, a failure after the limit), Node's inspection of
+an argument it refuses, the order across files, and the op without `rg`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import pytest
+
+from conformance.adapters.ops import tools as grep_op
+from conformance.errors import EnvironmentMissing
+from reference import tools
+from reference.tools import grep_from_ripgrep
+
+
+def _match(path: str, line: int, text: str | None = None, *, raw: bytes | None = None) -> str:
+    lines: dict[str, str] = (
+        {"bytes": base64.b64encode(raw).decode()} if raw is not None else {"text": text or ""}
+    )
+    data = {"path": {"text": path}, "lines": lines, "line_number": line}
+    return json.dumps({"type": "match", "data": data})
+
+
+def _run(events: list[str], **kwargs: Any) -> tools.ToolResult:
+    options: dict[str, Any] = {
+        "exit_code": 0,
+        "stderr": "",
+        "search_path": "/w",
+        "is_directory": True,
+        "read_file": lambda path: None,
+    }
+    options.update(kwargs)
+    return grep_from_ripgrep(events, **options)
+
+
+def test_counts_match_events_up_to_the_limit_and_ignores_the_rest() -> None:
+    events = [_match("/w/a.txt", n, f"foo{n}\n") for n in (1, 2, 3)]
+    result = _run(["", "not json", json.dumps({"type": "begin"}), *events], limit=2)
+    assert result.text == (
+        "a.txt:1: foo1\na.txt:2: foo2\n\n"
+        "[2 matches limit reached. Use limit=4 for more, or refine pattern]"
+    )
+    assert result.details == {"matchLimitReached": 2}
+
+
+def test_a_failure_after_the_limit_is_not_reported() -> None:
+    events = [_match("/w/a.txt", 1, "foo\n")]
+    assert not _run(events, limit=1, exit_code=2, stderr="rg: boom\n").rejected
+    failed = _run(events, limit=2, exit_code=2, stderr="\ufeff rg: boom\n")
+    assert failed.rejected
+    assert failed.text == "rg: boom"  # trimmed as String.prototype.trim does (BOM too)
+    assert _run([], exit_code=9).text == "ripgrep exited with code 9"
+
+
+def test_a_path_given_as_bytes_counts_but_prints_nothing() -> None:
+    event = json.dumps({"type": "match", "data": {"path": {"bytes": "/w/\xff"}, "line_number": 1}})
+    result = _run([event], limit=1)
+    assert result.text == "\n\n[1 matches limit reached. Use limit=2 for more, or refine pattern]"
+    assert _run([event]).text == ""  # counted: not "No matches found"
+
+
+def test_a_line_given_as_bytes_is_printed_from_the_reread_file() -> None:
+    data = {"/w/a.txt": b"x\nfo\xffo\r\n"}
+    result = _run([_match("/w/a.txt", 2, raw=b"fo\xffo\r\n")], read_file=data.get)
+    assert result.text == "a.txt:2: fo\ufffdo"
+    unreadable = _run([_match("/w/a.txt", 2, raw=b"fo\xffo\n")])
+    assert unreadable.text == "a.txt:2: (unable to read file)"
+
+
+def test_context_lines_are_reread_and_the_match_line_too() -> None:
+    data = {"/w/a.txt": b"\xef\xbb\xbfone\r\ntwo foo\n"}
+    result = _run([_match("/w/a.txt", 2, "two foo\n")], read_file=data.get, context=1)
+    assert result.text == "a.txt-1- \ufeffone\na.txt:2: two foo\na.txt-3- "
+
+
+def test_shown_paths() -> None:
+    shown = tools.grep_shown_path
+    assert shown("/w/a/b.txt", "/w", is_directory=True) == "a/b.txt"
+    assert shown("/w/..a/b.txt", "/w", is_directory=True) == "b.txt"
+    assert shown("/w/a\\b.txt", "/w", is_directory=True) == "a/b.txt"
+    assert shown("/w/a\\b.txt", "/w/a\\b.txt", is_directory=False) == "a\\b.txt"
+
+
+def test_fractional_limits_stay_fractional() -> None:
+    assert tools.grep_effective_limit(None) == 100
+    assert tools.grep_effective_limit(-3) == 1
+    assert tools.grep_effective_limit(2.0) == 2
+    assert isinstance(tools.grep_effective_limit(2.0), int)
+    assert tools.grep_effective_limit(1.5) == 1.5
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("a\x00b", "'a\\x00b'"),
+        ("it's\x00", '"it\'s\\x00"'),
+        ("'\"\x00", "`'\"\\x00`"),
+        ("'\"`\x00", "'\\'\"`\\x00'"),
+        ("\\\x7f\x00\x0b\t\ud800", "'\\\\\\x7F\\x00\\x0B\\t\\ud800'"),
+    ],
+)
+def test_node_refuses_a_nul_argument_and_inspects_it(value: str, shown: str) -> None:
+    args = tools.grep_ripgrep_args(value, "/w")
+    assert tools.spawn_argument_error(args) == (
+        f"The argument 'args[5]' must be a string without null bytes. Received {shown}"
+    )
+
+
+def test_a_long_refused_argument_is_split_at_newlines_and_cut_at_128() -> None:
+    value = ("x" * 60 + "\n") * 3 + "\x00"
+    message = tools.spawn_argument_error(["--", value])
+    assert message is not None
+    shown = message.split("Received ", 1)[1]
+    assert shown == (
+        "'" + "x" * 60 + "\\n' +\n  '" + "x" * 58 + "..."
+    )  # 128 characters of the inspection, then "..."
+    assert tools.spawn_argument_error(["--", "ok"]) is None
+
+
+def test_the_op_takes_files_in_path_order() -> None:
+    tree = {f"w/{name}/a.txt": "foo\n" for name in ("b", "a", "a.d", "c")}
+    result = grep_op.grep({"tree": tree, "cwd": "/w", "pattern": "foo"})
+    assert result["text"].split("\n") == [
+        "a/a.txt:1: foo",
+        "a.d/a.txt:1: foo",
+        "b/a.txt:1: foo",
+        "c/a.txt:1: foo",
+    ]
+
+
+def test_the_op_without_ripgrep_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.adapters import pi  # noqa: PLC0415
+
+    monkeypatch.setattr(pi, "ripgrep_dir", lambda: None)
+    with pytest.raises(EnvironmentMissing, match="ripgrep"):
+        grep_op.grep({"tree": {"w/a.txt": "foo\n"}, "cwd": "/w", "pattern": "foo"})
+
+
+def test_the_op_ignores_the_hosts_ripgrep_config(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    config = tmp_path / "rgrc"
+    config.write_text("--invert-match\n")
+    monkeypatch.setenv("RIPGREP_CONFIG_PATH", str(config))
+    result = grep_op.grep({"tree": {"w/a.txt": "foo\nbar\n"}, "cwd": "/w", "pattern": "foo"})
+    assert result["text"] == "a.txt:1: foo"
+
+
+@pytest.mark.parametrize("bad", [{"pattern": 3}, {"pattern": "a", "glob": 1}])
+def test_bad_arguments_are_invalid_input(bad: dict[str, Any]) -> None:
+    from reference.errors import InvalidInput  # noqa: PLC0415
+
+    with pytest.raises(InvalidInput):
+        grep_op.grep({"tree": {}, **bad})
