@@ -14,7 +14,7 @@ function here is pure. New entries take ids from the caller (`new_ids`) and its
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference.compaction import (
@@ -35,9 +35,9 @@ from reference.messages import (
 from reference.session import (
     UNSET,
     SessionContext,
+    SessionTree,
     build_session_context,
     entry_key,
-    index_entries,
     js_truthy,
     walk_to_root,
 )
@@ -208,8 +208,12 @@ class NavigationResult:
     appended: tuple[Mapping[str, Any], ...] = ()
     entries: tuple[Mapping[str, Any], ...] = ()
     request: BranchSummaryRequest | None = None
+    tree: SessionTree | None = field(default=None, repr=False, compare=False)
 
     def context(self) -> SessionContext:
+        """The session context at the new leaf (through the tree navigated, when given one)."""
+        if self.tree is not None:
+            return build_session_context(self.tree.extended(self.appended), self.leaf_id)
         return build_session_context(self.entries, self.leaf_id)
 
 
@@ -220,16 +224,50 @@ def get_branch(index: Mapping[Any, Entry], from_id: Any) -> tuple[Entry, ...]:
 
 
 def collect_entries_for_branch_summary(
-    entries: Sequence[Entry], old_leaf_id: Any, target_id: Any
+    entries: Sequence[Entry] | SessionTree, old_leaf_id: Any, target_id: Any
 ) -> CollectEntriesResult:
     """The entries from the old leaf back to (not including) the LCA with the target (LCA-1).
 
     The LCA is the deepest entry of the target's path that is on the old leaf's path
     (None if they share none, then the whole old path is collected). No old leaf: `()`.
+    `session` headers are not part of the tree (Pi's `SessionManager` leaves them out).
+    Raises `InvalidInput` on a `parentId` cycle on either path.
+
+    Both paths are root paths of one tree, so they share a prefix and the LCA is where
+    they part: with unique ids it is found by comparing the two paths' runs of
+    consecutive entries (`SessionTree.segments`), never entry by entry.
     """
     if not js_truthy(old_leaf_id):
         return CollectEntriesResult(entries=(), common_ancestor_id=None)
-    index = index_entries([e for e in entries if e.get("type") != "session"])
+    tree = SessionTree.of(entries).without_headers()
+    old_at = tree.position(old_leaf_id)
+    old = tree.segments(old_at) if old_at is not None else []
+    target_at = tree.position(target_id) if js_truthy(target_id) else None
+    target = tree.segments(target_at) if target_at is not None else []
+    if old is None or target is None:  # ids repeat: walk entry by entry
+        return _collect_plain(tree.index(), old_leaf_id, target_id)
+    common = -1  # the LCA's position
+    kept = old  # the old path's ranges below the LCA
+    for number, ((old_first, old_last), (first, last)) in enumerate(zip(old, target, strict=False)):
+        if old_first != first:  # the paths parted at the end of the previous range
+            kept = old[number:]
+            break
+        common = min(old_last, last)
+        if old_last != last:  # they part inside this range
+            kept = old[number + 1 :]
+            if common < old_last:
+                kept = [(common + 1, old_last), *kept]
+            break
+    else:
+        kept = old[min(len(old), len(target)) :]
+    lca = tree.entries[common].get("id") if common >= 0 else None
+    return CollectEntriesResult(entries=tree.slices(kept), common_ancestor_id=lca)
+
+
+def _collect_plain(
+    index: Mapping[Any, Entry], old_leaf_id: Any, target_id: Any
+) -> CollectEntriesResult:
+    """`collect_entries_for_branch_summary` walking the index one entry at a time."""
     old_path = {entry_key(e.get("id")) for e in get_branch(index, old_leaf_id)}
     common: Any = None
     for entry in reversed(get_branch(index, target_id)):
@@ -359,7 +397,7 @@ def branch_summary_result(
 
 
 def navigate_tree(
-    entries: Sequence[Entry],
+    entries: Sequence[Entry] | SessionTree,
     leaf_id: Any,
     target_id: Any,
     *,
@@ -382,14 +420,17 @@ def navigate_tree(
     leaf, or "root"). Raises `InvalidInput` for an unknown target and `SummaryRefused`
     (nothing appended) when the reply cannot be a summary (LCA-5).
     """
-    index = index_entries(entries)
+    tree = SessionTree.of(entries)
+    entries = tree.entries
     current_leaf = leaf_id
     if target_id == current_leaf:
-        return NavigationResult(cancelled=False, leaf_id=current_leaf, entries=tuple(entries))
-    target = index.get(entry_key(target_id))
+        return NavigationResult(
+            cancelled=False, leaf_id=current_leaf, entries=tuple(entries), tree=tree
+        )
+    target = tree.get(target_id)
     if target is None:
         raise InvalidInput("targetId", f"Entry {target_id} not found")
-    collected = collect_entries_for_branch_summary(entries, current_leaf, target_id)
+    collected = collect_entries_for_branch_summary(tree, current_leaf, target_id)
     summary_text: str | None = None
     details: dict[str, Any] | None = None
     usage: Any = UNSET
@@ -411,6 +452,7 @@ def navigate_tree(
                 leaf_id=current_leaf,
                 entries=tuple(entries),
                 request=request,
+                tree=tree,
             )
         if result.error is not None:
             raise SummaryRefused(result.error, request)
@@ -465,6 +507,7 @@ def navigate_tree(
         appended=tuple(appended),
         entries=(*entries, *appended),
         request=request,
+        tree=tree,
     )
 
 

@@ -118,8 +118,55 @@ class FileOperations:
             return self
         return FileOperations(**{**self.to_pi(), kind: (*current, path)})
 
+    def adding(self) -> _FileOpsBuilder:
+        """A builder starting from these sets (adds in O(1), unlike `add`)."""
+        return _FileOpsBuilder(
+            {
+                "read": dict.fromkeys(self.read),
+                "written": dict.fromkeys(self.written),
+                "edited": dict.fromkeys(self.edited),
+            }
+        )
+
     def to_pi(self) -> dict[str, Any]:
         return {"read": list(self.read), "written": list(self.written), "edited": list(self.edited)}
+
+
+class _FileOpsBuilder:
+    """FileOperations being gathered: each kind an insertion-ordered set (a dict's keys)."""
+
+    __slots__ = ("_kinds",)
+
+    def __init__(self, kinds: dict[str, dict[str, None]]) -> None:
+        self._kinds = kinds
+
+    def add(self, kind: str, path: str) -> None:
+        self._kinds[kind].setdefault(path)
+
+    def add_from_message(self, message: Mapping[str, Any]) -> None:
+        """The `path` of each read/write/edit tool call of an assistant message."""
+        if message.get("role") != "assistant":
+            return
+        content = message.get("content")
+        if not isinstance(content, list):
+            return
+        for block in content:
+            if type(block) is not dict and not isinstance(block, Mapping):
+                continue
+            if block.get("type") != "toolCall" or "arguments" not in block or "name" not in block:
+                continue
+            arguments = block["arguments"]
+            path = arguments.get("path") if isinstance(arguments, Mapping) else None
+            if not isinstance(path, str) or not path:
+                continue
+            kind = FILE_OP_TOOLS.get(block["name"]) if isinstance(block["name"], str) else None
+            if kind is not None:
+                self._kinds[kind].setdefault(path)
+
+    def build(self) -> FileOperations:
+        kinds = self._kinds
+        read, written, edited = (tuple(kinds[k]) for k in ("read", "written", "edited"))
+        return FileOperations(read=read, written=written, edited=edited)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -164,7 +211,12 @@ def should_compact(
 
 
 def _projects_to(entry: Entry, roles: frozenset[str]) -> bool:
-    if entry.get("type") == "compaction":
+    kind = entry.get("type")
+    if kind == "message":
+        message = entry.get("message")
+        if type(message) is dict:  # the usual entry: its role decides
+            return message.get("role") in roles
+    elif kind == "compaction":
         return False
     return any(m.get("role") in roles for m in session_entry_to_context_messages(entry))
 
@@ -177,6 +229,10 @@ def find_turn_start_index(entries: Sequence[Entry], entry_index: int, start_inde
     return -1
 
 
+def _first_cut_point(entries: Sequence[Entry], start: int, end: int) -> int | None:
+    return next((i for i in range(start, end) if _projects_to(entries[i], CUT_POINT_ROLES)), None)
+
+
 def find_cut_point(
     entries: Sequence[Entry], start_index: int, end_index: int, keep_recent_tokens: float
 ) -> CutPointResult:
@@ -186,15 +242,18 @@ def find_cut_point(
     reaches the budget, the cut is the first cut point at or after it. When there is
     none, or the budget is never reached, the cut is the first cut point (CP-4). The cut
     then moves back over entries that project to no message, stopping at a compaction.
+
+    Pi lists every cut point of the range first; only two of them can be the answer, so
+    this reads the entries from the start to the first cut point, from the end back to
+    the budget, and from there to the next cut point. A malformed entry elsewhere in the
+    range is not read, so not reported (Pi throws on a message entry without a message).
     """
-    cut_points = [
-        i for i in range(start_index, end_index) if _projects_to(entries[i], CUT_POINT_ROLES)
-    ]
-    if not cut_points:
+    first = _first_cut_point(entries, start_index, end_index)
+    if first is None:
         return CutPointResult(
             first_kept_entry_index=start_index, turn_start_index=-1, is_split_turn=False
         )
-    cut = cut_points[0]  # CP-4: keep everything unless the budget picks a later cut point
+    cut = first  # CP-4: keep everything unless the budget picks a later cut point
     accumulated: float = 0
     for index in range(end_index - 1, start_index - 1, -1):
         tokens = sum(estimate_tokens(m) for m in session_entry_to_context_messages(entries[index]))
@@ -202,7 +261,8 @@ def find_cut_point(
             continue
         accumulated += tokens
         if accumulated >= keep_recent_tokens:
-            cut = next((c for c in cut_points if c >= index), cut)
+            later = _first_cut_point(entries, index, end_index) if index > first else None
+            cut = cut if later is None else later
             break
     # CP-7: metadata entries just before the cut (model/thinking changes, labels...) are kept
     while cut > start_index:
@@ -223,21 +283,9 @@ def extract_file_ops_from_message(
     message: Mapping[str, Any], ops: FileOperations
 ) -> FileOperations:
     """Add the `path` of each read/write/edit tool call of an assistant message."""
-    if message.get("role") != "assistant" or not isinstance(message.get("content"), list):
-        return ops
-    for block in message["content"]:
-        if not isinstance(block, Mapping) or block.get("type") != "toolCall":
-            continue
-        if "arguments" not in block or "name" not in block:
-            continue
-        arguments = block["arguments"]
-        path = arguments.get("path") if isinstance(arguments, Mapping) else None
-        if not isinstance(path, str) or not path:
-            continue
-        kind = FILE_OP_TOOLS.get(block["name"]) if isinstance(block["name"], str) else None
-        if kind is not None:
-            ops = ops.add(kind, path)
-    return ops
+    builder = ops.adding()
+    builder.add_from_message(message)
+    return builder.build()
 
 
 def compute_file_lists(ops: FileOperations) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -348,17 +396,18 @@ def prepare_compaction(
     )
     if not to_summarize and not prefix:
         return None
-    ops = FileOperations()
+    ops = FileOperations().adding()
     if previous_index >= 0:
         previous = path[previous_index]
         details = previous.get("details")
         if not js_truthy(previous.get("fromHook")) and isinstance(details, Mapping):
             for name in _list(details.get("readFiles")):
-                ops = ops.add("read", name)
+                ops.add("read", name)
             for name in _list(details.get("modifiedFiles")):
-                ops = ops.add("edited", name)
-    for message in (*to_summarize, *prefix):
-        ops = extract_file_ops_from_message(message, ops)
+                ops.add("edited", name)
+    for messages in (to_summarize, prefix):
+        for message in messages:
+            ops.add_from_message(message)
     return CompactionPreparation(
         first_kept_entry_id=first_kept["id"],
         messages_to_summarize=to_summarize,
@@ -366,19 +415,26 @@ def prepare_compaction(
         is_split_turn=cut.is_split_turn,
         tokens_before=tokens_before,
         previous_summary=previous_summary,
-        file_ops=ops,
+        file_ops=ops.build(),
         settings=settings,
     )
 
 
 def _summarizable(entries: Sequence[Entry]) -> tuple[dict[str, Any], ...]:
-    out = []
+    out: list[dict[str, Any]] = []
+    keep = out.append
     for entry in entries:
-        if entry.get("type") == "compaction":
+        kind = entry.get("type")
+        if kind == "message":
+            message = entry.get("message")
+            if type(message) is dict and message.get("content") is not None:
+                keep(message)  # the usual entry, as session_entry_to_context_messages gives it
+                continue
+        elif kind == "compaction":
             continue
         messages = session_entry_to_context_messages(entry)
         if messages:
-            out.append(messages[0])
+            keep(messages[0])
     return tuple(out)
 
 

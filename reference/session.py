@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, Final
 
 from reference.errors import InvalidInput
@@ -32,6 +34,7 @@ __all__ = [
     "UNSET",
     "ParsedSession",
     "SessionContext",
+    "SessionTree",
     "SkippedLine",
     "build_context_entries",
     "build_session_context",
@@ -144,25 +147,168 @@ def index_entries(entries: Sequence[Any]) -> dict[Any, Entry]:
     return index
 
 
-def build_session_path(entries: Sequence[Any], leaf_id: Any = UNSET) -> tuple[Entry, ...]:
+@dataclass(frozen=True, slots=True)
+class SessionTree:
+    """A session's entries with their index: what Pi's `SessionManager` keeps in memory.
+
+    Built by `SessionTree.of(entries)` in one pass; the helpers that take entries also
+    take a tree, so a caller asking several questions of one session indexes it once.
+    `get(id)` is the entry with that id (a later duplicate winning, as in Pi's map);
+    `path_to(position)` the root -> leaf walk of `walk_to_root`. The entries are held,
+    not copied: they must not change while the tree is in use.
+
+    A session file is mostly runs of entries each the child of the one before; `breaks`
+    lists, in order, the positions whose parent is not the previous entry, so a path is a
+    few slices of the entries. The slices are trusted only when every id is unique: a
+    later duplicate would take an earlier entry's place as a parent.
+    """
+
+    entries: Sequence[Entry]
+    positions: Mapping[Any, int]  # entry_key(id) -> position of the last entry with it
+    breaks: Sequence[int]
+    headers: Sequence[int]  # positions of `session` entries (Pi's manager leaves them out)
+
+    @classmethod
+    def of(cls, entries: Sequence[Any] | SessionTree) -> SessionTree:
+        """The tree of `entries` (a tree is returned as it is).
+
+        Raises `InvalidInput` naming the first entry that is not an object.
+        """
+        if isinstance(entries, SessionTree):
+            return entries
+        return cls._scan(entries, positions={}, breaks=[], headers=[], previous=None, position=0)
+
+    @classmethod
+    def _scan(
+        cls,
+        entries: Sequence[Any],
+        *,
+        positions: dict[Any, int],
+        breaks: list[int],
+        headers: list[int],
+        previous: Any,
+        position: int,
+    ) -> SessionTree:
+        mark = breaks.append
+        for entry in entries[position:] if position else entries:
+            if type(entry) is not dict and not isinstance(entry, Mapping):
+                raise InvalidInput(f"entries[{position}]", "an entry must be an object")
+            key = entry.get("id")
+            if type(key) is not str:
+                key = entry_key(key)
+            parent = entry.get("parentId")
+            if type(parent) is str:
+                if not parent or parent != previous:
+                    mark(position)
+            elif not js_truthy(parent) or entry_key(parent) != previous:
+                mark(position)  # no entry_key is None: the first entry always breaks
+            if entry.get("type") == "session":
+                headers.append(position)
+            positions[key] = position
+            previous = key
+            position += 1
+        return cls(entries, positions, breaks, headers)
+
+    def extended(self, more: Sequence[Any]) -> SessionTree:
+        """The tree of these entries followed by `more` (this tree is left as it is)."""
+        if not more:
+            return self
+        entries = (*self.entries, *more)
+        previous = entry_key(self.entries[-1].get("id")) if self.entries else None
+        return self._scan(
+            entries,
+            positions=dict(self.positions),
+            breaks=list(self.breaks),
+            headers=list(self.headers),
+            previous=previous,
+            position=len(self.entries),
+        )
+
+    def without_headers(self) -> SessionTree:
+        """The tree of the entries other than `session` headers (`SessionManager`'s index)."""
+        if not self.headers:
+            return self
+        return SessionTree.of([e for e in self.entries if e.get("type") != "session"])
+
+    def get(self, entry_id: Any) -> Entry | None:
+        """The entry with this id, or None (`SessionManager.getEntry`)."""
+        position = self.positions.get(entry_key(entry_id))
+        return None if position is None else self.entries[position]
+
+    def position(self, entry_id: Any) -> int | None:
+        """Where the entry with this id is in `entries`, or None."""
+        return self.positions.get(entry_key(entry_id))
+
+    def index(self) -> dict[Any, Entry]:
+        """entry_key(id) -> entry, as `index_entries` gives it."""
+        entries = self.entries
+        return {key: entries[at] for key, at in self.positions.items()}
+
+    def segments(self, leaf: int) -> list[tuple[int, int]] | None:
+        """The path root -> `entries[leaf]` as (first, last) position ranges, root first.
+
+        None when ids repeat (then only the plain walk is right). Raises `InvalidInput` on
+        a `parentId` cycle, as `walk_to_root` does.
+        """
+        if len(self.positions) != len(self.entries):
+            return None
+        entries, breaks, positions = self.entries, self.breaks, self.positions
+        found: list[tuple[int, int]] = []
+        length = 0
+        at: int | None = leaf
+        while at is not None:
+            start = breaks[bisect_right(breaks, at) - 1]
+            found.append((start, at))
+            length += at + 1 - start
+            if length > len(entries):  # an entry came back: a cycle; the plain walk says so
+                walk_to_root(self.index(), entries[leaf])
+                raise InvalidInput("parentId", "a parentId cycle")  # pragma: no cover
+            parent = entries[start].get("parentId")
+            at = positions.get(entry_key(parent)) if js_truthy(parent) else None
+        found.reverse()
+        return found
+
+    def path_to(self, leaf: int) -> tuple[Entry, ...]:
+        """Root -> the entry at position `leaf`, as `walk_to_root` walks it.
+
+        Raises `InvalidInput` on a `parentId` cycle.
+        """
+        ranges = self.segments(leaf)
+        if ranges is None:  # duplicate ids: the plain walk
+            return walk_to_root(self.index(), self.entries[leaf])
+        return self.slices(ranges)
+
+    def slices(self, ranges: Sequence[tuple[int, int]]) -> tuple[Entry, ...]:
+        """The entries of these (first, last) position ranges, in order."""
+        entries = self.entries
+        if len(ranges) == 1:
+            return tuple(entries[ranges[0][0] : ranges[0][1] + 1])
+        return tuple(chain.from_iterable(entries[a : b + 1] for a, b in ranges))
+
+
+def build_session_path(
+    entries: Sequence[Any] | SessionTree, leaf_id: Any = UNSET
+) -> tuple[Entry, ...]:
     """Root -> leaf along `parentId` (SS-1).
 
     `leaf_id` None gives `()`; UNSET, a falsy or an unknown id starts at the last entry
     (Pi falls back silently). A parent that is not in the entries ends the walk there.
     Raises `InvalidInput` on a `parentId` cycle (Pi loops forever).
     """
-    index = index_entries(entries)
+    tree = SessionTree.of(entries)
     if leaf_id is None:
         return ()
-    leaf = index.get(entry_key(leaf_id)) if js_truthy(leaf_id) else None
+    leaf = tree.position(leaf_id) if js_truthy(leaf_id) else None
     if leaf is None:
-        if not entries:
+        if not tree.entries:
             return ()
-        leaf = entries[-1]
-    return walk_to_root(index, leaf)
+        leaf = len(tree.entries) - 1
+    return tree.path_to(leaf)
 
 
-def build_context_entries(entries: Sequence[Any], leaf_id: Any = UNSET) -> tuple[Entry, ...]:
+def build_context_entries(
+    entries: Sequence[Any] | SessionTree, leaf_id: Any = UNSET
+) -> tuple[Entry, ...]:
     """The path with only the latest compaction's projection (SS-1).
 
     `[compaction, entries from its firstKeptEntryId up to it, every entry after it]`;
@@ -172,35 +318,36 @@ def build_context_entries(entries: Sequence[Any], leaf_id: Any = UNSET) -> tuple
 
 
 def _project(path: tuple[Entry, ...]) -> tuple[Entry, ...]:
-    latest = next((e for e in reversed(path) if e.get("type") == "compaction"), None)
-    if latest is None:
+    latest = next((i for i in range(len(path) - 1, -1, -1) if _kind(path[i]) == "compaction"), -1)
+    if latest < 0:
         return path
-    # SS-1: the first entry with the compaction's id marks it (ids are assumed unique)
-    at = next(
-        i for i, e in enumerate(path) if entry_key(e.get("id")) == entry_key(latest.get("id"))
-    )
-    kept_from = next(
-        (
-            i
-            for i in range(at)
-            if entry_key(path[i].get("id")) == entry_key(latest.get("firstKeptEntryId"))
-        ),
-        at,
-    )
-    return (latest, *path[kept_from:at], *path[at + 1 :])
+    kept_from = _kept_from(path, latest)
+    return (path[latest], *path[kept_from:latest], *path[latest + 1 :])
+
+
+def _kind(entry: Entry) -> Any:
+    return entry.get("type")
+
+
+def _kept_from(path: Sequence[Entry], at: int) -> int:
+    """Where the compaction at `path[at]` starts keeping: its firstKeptEntryId, else `at`.
+
+    A path holds each id once (it is walked through an index), so the entry with the kept
+    id is the one found walking back from the compaction, where it usually is close by.
+    """
+    kept = entry_key(path[at].get("firstKeptEntryId"))
+    return next((i for i in range(at - 1, -1, -1) if entry_key(path[i].get("id")) == kept), at)
 
 
 def session_entry_to_context_messages(entry: Entry) -> tuple[dict[str, Any], ...]:
-    """The messages one entry contributes to the context (none for metadata entries)."""
+    """The messages one entry contributes to the context (none for metadata entries).
+
+    A message entry contributes its own message object, as Pi's does (copy it before
+    changing it); the other kinds a new message.
+    """
     kind = entry.get("type")
     if kind == "message":
-        message = entry.get("message")
-        if not isinstance(message, Mapping):
-            raise InvalidInput("message", "a message entry needs a message object")
-        # SS-2: null content of a user/assistant/toolResult message reads as []
-        if message.get("role") in MESSAGE_ROLES_WITH_CONTENT and message.get("content") is None:
-            return ({**message, "content": []},)
-        return (dict(message),)
+        return (_message_of(entry),)
     if kind == "custom_message":
         content = entry.get("content")
         return (create_custom_message(entry, [] if content is None else content),)
@@ -211,29 +358,75 @@ def session_entry_to_context_messages(entry: Entry) -> tuple[dict[str, Any], ...
     return ()
 
 
-def build_session_context(entries: Sequence[Any], leaf_id: Any = UNSET) -> SessionContext:
-    """Pi's `buildSessionContext`: the projected messages, thinking level and model."""
+def _message_of(entry: Entry) -> dict[str, Any]:
+    """The message of a `message` entry as the context carries it (SS-2)."""
+    message = entry.get("message")
+    if type(message) is not dict:
+        if not isinstance(message, Mapping):
+            raise InvalidInput("message", "a message entry needs a message object")
+        message = dict(message)
+    # SS-2: null content of a user/assistant/toolResult message reads as []
+    if message.get("content") is None and message.get("role") in MESSAGE_ROLES_WITH_CONTENT:
+        return {**message, "content": []}
+    return message
+
+
+def build_session_context(
+    entries: Sequence[Any] | SessionTree, leaf_id: Any = UNSET
+) -> SessionContext:
+    """Pi's `buildSessionContext`: the projected messages, thinking level and model.
+
+    One walk of the path reads the settings, finds the latest compaction and takes each
+    message entry's message; the other kinds are converted only when projected.
+    """
     path = build_session_path(entries, leaf_id)
     thinking: Any = "off"
-    model: dict[str, Any] | None = None
+    setter: Entry | None = None  # the last model_change entry or assistant message
+    from_message = False
+    latest = -1
+    slots: list[dict[str, Any] | None] = []  # per path entry: its message, or None
+    keep = slots.append
     for entry in path:
         kind = entry.get("type")
+        if kind == "message":
+            message = entry.get("message")
+            if type(message) is not dict or message.get("content") is None:
+                message = _message_of(entry)  # SS-2, or not a plain dict
+            if message.get("role") == "assistant":
+                setter, from_message = message, True
+            keep(message)
+            continue
+        keep(None)
         if kind == "thinking_level_change":
             thinking = entry.get("thinkingLevel", UNSET)
         elif kind == "model_change":
-            model = _present(
-                provider=entry.get("provider", UNSET), modelId=entry.get("modelId", UNSET)
-            )
-        elif kind == "message":
-            message = entry.get("message")
-            if not isinstance(message, Mapping):
-                raise InvalidInput("message", "a message entry needs a message object")
-            if message.get("role") == "assistant":
-                model = _present(
-                    provider=message.get("provider", UNSET), modelId=message.get("model", UNSET)
-                )
-    messages = tuple(m for e in _project(path) for m in session_entry_to_context_messages(e))
-    return SessionContext(messages=messages, thinking_level=thinking, model=model)
+            setter, from_message = entry, False
+        elif kind == "compaction":
+            latest = len(slots) - 1
+    model = None
+    if setter is not None:
+        model = _present(
+            provider=setter.get("provider", UNSET),
+            modelId=setter.get("model" if from_message else "modelId", UNSET),
+        )
+    if latest < 0:
+        ranges = [(0, len(path))]
+        head: tuple[dict[str, Any], ...] = ()
+    else:
+        ranges = [(_kept_from(path, latest), latest), (latest + 1, len(path))]
+        head = session_entry_to_context_messages(path[latest])
+    messages: list[dict[str, Any]] = list(head)
+    for start, stop in ranges:
+        part = slots[start:stop]
+        if None not in part:
+            messages += part  # type: ignore[arg-type]  # no None left
+            continue
+        for offset, slot in enumerate(part, start):
+            if slot is None:
+                messages.extend(session_entry_to_context_messages(path[offset]))
+            else:
+                messages.append(slot)
+    return SessionContext(messages=tuple(messages), thinking_level=thinking, model=model)
 
 
 def check_tree(entries: Sequence[Any]) -> None:

@@ -1,0 +1,287 @@
+"""The session helpers' fast paths give the answers of a plain walk, entry by entry.
+
+`SessionTree` walks a path as runs of consecutive entries, `collect_entries_for_branch_summary`
+finds the LCA by comparing runs, `find_cut_point` reads only the entries its answer
+depends on and `prepare_compaction` gathers file operations in dicts. Each is checked
+here against a plain restatement of Pi's algorithm (an index, one `parentId` at a time,
+every cut point listed) on random trees: chains with branches, repeated ids, ids that are
+not strings, missing parents, cycles, compactions, headers and metadata entries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reference import branch, compaction, session
+from reference.errors import InvalidInput
+from reference.session import UNSET, entry_key, index_entries, js_truthy, walk_to_root
+from reference.tokens import estimate_tokens
+
+STAMP = "2026-01-01T00:00:00.000Z"
+POOL = [f"e{n}" for n in range(14)]
+
+
+def _message(draw: st.DrawFn) -> dict[str, Any]:
+    role = draw(st.sampled_from(["user", "assistant", "toolResult", "bashExecution"]))
+    text = draw(st.text("ab\U0001f642", max_size=12))
+    if role == "user":
+        content: Any = draw(st.sampled_from([text, None, [{"type": "text", "text": text}]]))
+        return {"role": role, "content": content, "timestamp": 1}
+    if role == "bashExecution":
+        return {"role": role, "command": "ls", "output": text, "exitCode": 0, "timestamp": 1}
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    if role == "assistant" and draw(st.booleans()):
+        name = draw(st.sampled_from(["read", "write", "edit", "bash"]))
+        blocks.append(
+            {"type": "toolCall", "id": "c", "name": name, "arguments": {"path": f"/{text}"}}
+        )
+    message: dict[str, Any] = {"role": role, "content": draw(st.sampled_from([blocks, None]))}
+    if role == "assistant":
+        message.update(
+            {k: v for k, v in (("provider", "p"), ("model", text)) if draw(st.booleans())}
+        )
+    return message
+
+
+@st.composite
+def sessions(draw: st.DrawFn) -> list[Any]:
+    """A session's entries: mostly each the child of the one before, as Pi writes them."""
+    size = draw(st.integers(0, 24))
+    entries: list[Any] = []
+    previous: Any = None
+    for _ in range(size):
+        entry_id: Any = draw(st.sampled_from(POOL) | st.sampled_from([None, 1, 1.0, True, ""]))
+        parent: Any = draw(st.sampled_from(["previous"] * 6 + ["pool", "none", "missing", "other"]))
+        parent = {
+            "previous": previous,
+            "pool": draw(st.sampled_from(POOL)),
+            "none": None,
+            "missing": "nowhere",
+            "other": draw(st.sampled_from([1, True, "", 0])),
+        }[parent]
+        kind = draw(
+            st.sampled_from(
+                ["message"] * 8
+                + ["compaction", "model_change", "thinking_level_change", "custom_message"]
+                + ["branch_summary", "label", "session"]
+            )
+        )
+        entry: dict[str, Any] = {"type": kind, "id": entry_id, "parentId": parent}
+        entry["timestamp"] = STAMP
+        if kind == "message":
+            entry["message"] = _message(draw)
+        elif kind == "compaction":
+            entry.update(summary="S", tokensBefore=5, firstKeptEntryId=draw(st.sampled_from(POOL)))
+        elif kind == "model_change":
+            entry.update(provider="q", modelId="m2")
+        elif kind == "thinking_level_change":
+            entry["thinkingLevel"] = "high"
+        elif kind == "custom_message":
+            entry.update(customType="t", content=draw(st.sampled_from(["c", None])), display=True)
+        elif kind == "branch_summary":
+            entry.update(summary=draw(st.sampled_from(["B", ""])), fromId="e1")
+        entries.append(entry)
+        previous = entry_id
+    return entries
+
+
+def leaf_ids() -> st.SearchStrategy[Any]:
+    return st.sampled_from([*POOL, UNSET, None, 1, True, "nowhere"])
+
+
+def _same(fast: Callable[[], Any], plain: Callable[[], Any]) -> None:
+    """Both give equal answers, or both raise InvalidInput."""
+    try:
+        expected = plain()
+    except InvalidInput:
+        with pytest.raises(InvalidInput):
+            fast()
+        return
+    assert fast() == expected
+
+
+def plain_path(entries: Sequence[Any], leaf_id: Any) -> tuple[Any, ...]:
+    index = index_entries(entries)
+    if leaf_id is None:
+        return ()
+    leaf = index.get(entry_key(leaf_id)) if js_truthy(leaf_id) else None
+    if leaf is None:
+        if not entries:
+            return ()
+        leaf = entries[-1]
+    return walk_to_root(index, leaf)
+
+
+def plain_context(entries: Sequence[Any], leaf_id: Any) -> session.SessionContext:
+    path = plain_path(entries, leaf_id)
+    thinking: Any = "off"
+    model = None
+    for entry in path:
+        if entry.get("type") == "thinking_level_change":
+            thinking = entry.get("thinkingLevel", UNSET)
+        elif entry.get("type") == "model_change":
+            model = {"provider": entry["provider"], "modelId": entry["modelId"]}
+        elif entry.get("type") == "message" and entry["message"].get("role") == "assistant":
+            message = entry["message"]
+            model = {
+                k: message[f]
+                for k, f in (("provider", "provider"), ("modelId", "model"))
+                if f in message
+            }
+    latest = next((e for e in reversed(path) if e.get("type") == "compaction"), None)
+    projected = path
+    if latest is not None:
+        at = next(
+            i for i, e in enumerate(path) if entry_key(e.get("id")) == entry_key(latest["id"])
+        )
+        kept = entry_key(latest.get("firstKeptEntryId"))
+        start = next((i for i in range(at) if entry_key(path[i].get("id")) == kept), at)
+        projected = (latest, *path[start:at], *path[at + 1 :])
+    messages = tuple(m for e in projected for m in session.session_entry_to_context_messages(e))
+    return session.SessionContext(messages=messages, thinking_level=thinking, model=model)
+
+
+def plain_cut(
+    entries: Sequence[Any], start: int, end: int, keep: float
+) -> compaction.CutPointResult:
+    def projects(entry: Any, roles: frozenset[str]) -> bool:
+        if entry.get("type") == "compaction":
+            return False
+        messages = session.session_entry_to_context_messages(entry)
+        return any(m.get("role") in roles for m in messages)
+
+    points = [i for i in range(start, end) if projects(entries[i], compaction.CUT_POINT_ROLES)]
+    if not points:
+        return compaction.CutPointResult(
+            first_kept_entry_index=start, turn_start_index=-1, is_split_turn=False
+        )
+    cut, total = points[0], 0
+    for index in range(end - 1, start - 1, -1):
+        messages = session.session_entry_to_context_messages(entries[index])
+        tokens = sum(estimate_tokens(m) for m in messages)
+        if tokens:
+            total += tokens
+            if total >= keep:
+                cut = next((c for c in points if c >= index), cut)
+                break
+    while cut > start and not (
+        entries[cut - 1].get("type") == "compaction"
+        or session.session_entry_to_context_messages(entries[cut - 1])
+    ):
+        cut -= 1
+    starts = projects(entries[cut], compaction.TURN_START_ROLES)
+    turn = -1
+    if not starts:
+        turn = next(
+            (
+                i
+                for i in range(cut, start - 1, -1)
+                if projects(entries[i], compaction.TURN_START_ROLES)
+            ),
+            -1,
+        )
+    return compaction.CutPointResult(
+        first_kept_entry_index=cut, turn_start_index=turn, is_split_turn=not starts and turn != -1
+    )
+
+
+class TestSessionTree:
+    """Paths and contexts through `SessionTree` equal the plain index walk."""
+
+    @given(sessions(), leaf_ids())
+    def test_path_is_the_plain_walk(self, entries: list[Any], leaf_id: Any) -> None:
+        """build_session_path walks runs of entries; the plain walk one parentId at a time."""
+        _same(
+            lambda: session.build_session_path(entries, leaf_id),
+            lambda: plain_path(entries, leaf_id),
+        )
+
+    @given(sessions(), leaf_ids())
+    def test_context_is_the_plain_projection(self, entries: list[Any], leaf_id: Any) -> None:
+        """One pass over the path gives the messages, thinking level and model of three."""
+        _same(
+            lambda: session.build_session_context(entries, leaf_id),
+            lambda: plain_context(entries, leaf_id),
+        )
+
+    @given(sessions(), sessions(), leaf_ids())
+    def test_an_extended_tree_is_the_tree_of_all(
+        self, entries: list[Any], more: list[Any], leaf_id: Any
+    ) -> None:
+        """Extending a tree by new entries walks as a tree built from all of them."""
+        tree = session.SessionTree.of(entries).extended(more)
+        _same(
+            lambda: session.build_session_path(tree, leaf_id),
+            lambda: plain_path([*entries, *more], leaf_id),
+        )
+
+    def test_a_long_chain_is_one_slice(self) -> None:
+        """A chain of 10,000 entries is one run: its path needs no lookup per entry."""
+        entries = [
+            {"type": "label", "id": f"{n}", "parentId": f"{n - 1}" if n else None}
+            for n in range(10000)
+        ]
+        tree = session.SessionTree.of(entries)
+        assert tree.breaks == [0]
+        assert tree.segments(9999) == [(0, 9999)]
+
+
+class TestCollect:
+    """The LCA found by comparing runs is the plain walk's."""
+
+    @given(sessions(), leaf_ids(), leaf_ids())
+    def test_collect_is_the_plain_walk(self, entries: list[Any], old: Any, target: Any) -> None:
+        """Same entries and common ancestor as walking the index entry by entry."""
+        if old is UNSET or target is UNSET:
+            return
+
+        def plain() -> branch.CollectEntriesResult:
+            if not js_truthy(old):
+                return branch.CollectEntriesResult(entries=(), common_ancestor_id=None)
+            index = index_entries([e for e in entries if e.get("type") != "session"])
+            return branch._collect_plain(index, old, target)
+
+        _same(lambda: branch.collect_entries_for_branch_summary(entries, old, target), plain)
+
+
+class TestCutPoint:
+    """Reading only what the answer depends on gives Pi's cut."""
+
+    @given(sessions(), st.integers(0, 30), st.data())
+    def test_cut_is_the_full_scan(self, entries: list[Any], keep: int, data: st.DataObject) -> None:
+        """First kept entry, turn start and split flag equal listing every cut point first."""
+        start = data.draw(st.integers(0, len(entries)))
+        end = data.draw(st.integers(start, len(entries)))
+        _same(
+            lambda: compaction.find_cut_point(entries, start, end, keep),
+            lambda: plain_cut(entries, start, end, keep),
+        )
+
+    @given(sessions(), st.integers(0, 30))
+    def test_preparation_file_ops_are_first_seen_sets(self, entries: list[Any], keep: int) -> None:
+        """prepare_compaction's file operations equal adding each path with FileOperations.add."""
+        path = [e for e in entries if isinstance(e.get("id"), str) and e.get("type") != "session"]
+        try:
+            prepared = compaction.prepare_compaction(
+                path, compaction.CompactionSettings(keep_recent_tokens=keep)
+            )
+        except InvalidInput:
+            return
+        if prepared is None:
+            return
+        ops = compaction.FileOperations()
+        previous = next((e for e in reversed(path) if e.get("type") == "compaction"), None)
+        assert previous is None or "details" not in previous
+        for message in (*prepared.messages_to_summarize, *prepared.turn_prefix_messages):
+            content = message.get("content") if message.get("role") == "assistant" else None
+            for block in content if isinstance(content, list) else ():
+                if block.get("type") == "toolCall" and block["name"] in compaction.FILE_OP_TOOLS:
+                    ops = ops.add(
+                        compaction.FILE_OP_TOOLS[block["name"]], block["arguments"]["path"]
+                    )
+        assert prepared.file_ops == ops
