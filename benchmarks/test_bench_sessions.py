@@ -1,11 +1,12 @@
-"""Session helpers on long sessions and deep trees, the reference against Pi in one run.
+"""Session helpers on long sessions and deep trees, under pytest-benchmark.
 
-A session of N entries is one chain (so the tree is N deep) of user / assistant-with-
-tool-call / tool-result turns with provider usage on each assistant reply, plus a side
-branch leaving the chain at entry 10, so the LCA walk crosses the whole chain. Timed:
-`buildSessionContext` (leaf = end of the chain), `estimateContextTokens` of its messages,
-`findCutPoint` over all entries (keep 20000), `collectEntriesForBranchSummary` from the
-chain's end to the side branch's leaf. Pi is timed inside Node (`pi_sessions.mjs`).
+The session is `session_figures.make_session` (one chain of N entries, so the tree is N
+deep, plus a side branch at entry 10). Timed: `build_session_context`,
+`estimate_context_tokens`, `find_cut_point`, `prepare_compaction`,
+`collect_entries_for_branch_summary` and `navigate_tree` (on a `SessionTree`, as Pi's on
+its `SessionManager`), and Pi's same helpers inside Node (`pi_sessions.mjs`, medians of 5
+rounds). Sizes: `CTXSPEC_BENCH_SESSION_SIZES` (default 1000,10000). The reference-against-
+Pi ratios with interleaved rounds, and the 1M-entry sizes, come from `session_figures.py`.
 """
 
 from __future__ import annotations
@@ -17,89 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from session_figures import make_session, reference_check, reference_helpers
 
-from reference.branch import collect_entries_for_branch_summary
-from reference.compaction import find_cut_point
-from reference.session import build_session_context
-from reference.tokens import estimate_context_tokens
+from reference.session import SessionTree, build_session_path
 
 HERE = Path(__file__).resolve().parent
 SIZES = [int(n) for n in os.environ.get("CTXSPEC_BENCH_SESSION_SIZES", "1000,10000").split(",")]
-KEEP = 20000
-USAGE = {
-    "input": 900,
-    "output": 100,
-    "cacheRead": 0,
-    "cacheWrite": 0,
-    "totalTokens": 1000,
-    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-}
-
-
-def make_session(size: int) -> dict[str, Any]:
-    entries: list[dict[str, Any]] = []
-    parent = None
-    for n in range(size):
-        kind = n % 3
-        if kind == 0:
-            message: dict[str, Any] = {
-                "role": "user",
-                "content": f"step {n}: run the tests",
-                "timestamp": n,
-            }
-        elif kind == 1:
-            message = {
-                "role": "assistant",
-                "content": [
-                    {"type": "text", "text": "running them"},
-                    {
-                        "type": "toolCall",
-                        "id": f"c{n}",
-                        "name": "bash",
-                        "arguments": {"command": f"pytest -k case_{n}"},
-                    },
-                ],
-                "provider": "anthropic",
-                "model": "m",
-                "api": "anthropic-messages",
-                "usage": USAGE,
-                "stopReason": "toolUse",
-                "timestamp": n,
-            }
-        else:
-            message = {
-                "role": "toolResult",
-                "toolCallId": f"c{n - 1}",
-                "toolName": "bash",
-                "content": [{"type": "text", "text": "ok\n" * 40}],
-                "isError": False,
-                "timestamp": n,
-            }
-        entry_id = f"{n:08x}"
-        entries.append(
-            {
-                "type": "message",
-                "id": entry_id,
-                "parentId": parent,
-                "timestamp": "2026-12-02T00:00:00.000Z",
-                "message": message,
-            }
-        )
-        parent = entry_id
-    side = {
-        "type": "message",
-        "id": "side0001",
-        "parentId": entries[10]["id"],
-        "timestamp": "2026-12-02T00:00:00.000Z",
-        "message": {"role": "user", "content": "another way", "timestamp": 0},
-    }
-    entries.append(side)
-    return {
-        "entries": entries,
-        "leafId": entries[-2]["id"],
-        "otherLeafId": side["id"],
-        "keepRecentTokens": KEEP,
-    }
 
 
 @pytest.fixture(scope="module", params=SIZES, ids=lambda n: f"{n}-entries")
@@ -107,31 +31,45 @@ def session(request: pytest.FixtureRequest) -> dict[str, Any]:
     return make_session(request.param)
 
 
-def test_reference_build_session_context(benchmark: Any, session: dict[str, Any]) -> None:
-    context = benchmark(build_session_context, session["entries"], session["leafId"])
+@pytest.fixture(scope="module")
+def helpers(session: dict[str, Any]) -> dict[str, Any]:
+    return reference_helpers(session)
+
+
+def test_reference_build_session_context(
+    benchmark: Any, helpers: dict[str, Any], session: dict[str, Any]
+) -> None:
+    context = benchmark(helpers["build_session_context"])
     assert len(context.messages) == len(session["entries"]) - 1
 
 
-def test_reference_estimate_context_tokens(benchmark: Any, session: dict[str, Any]) -> None:
-    messages = build_session_context(session["entries"], session["leafId"]).messages
-    assert benchmark(estimate_context_tokens, messages).tokens > 0
+def test_reference_estimate_context_tokens(benchmark: Any, helpers: dict[str, Any]) -> None:
+    helpers["build_session_context"]()
+    assert benchmark(helpers["estimate_context_tokens"]).tokens > 0
 
 
-def test_reference_find_cut_point(benchmark: Any, session: dict[str, Any]) -> None:
-    entries = session["entries"]
-    benchmark(find_cut_point, entries, 0, len(entries), KEEP)
+def test_reference_find_cut_point(benchmark: Any, helpers: dict[str, Any]) -> None:
+    assert benchmark(helpers["find_cut_point"]).first_kept_entry_index >= 0
+
+
+def test_reference_prepare_compaction(
+    benchmark: Any, helpers: dict[str, Any], session: dict[str, Any]
+) -> None:
+    prepared = benchmark(helpers["prepare_compaction"])
+    path = build_session_path(SessionTree.of(session["entries"]), session["leafId"])
+    assert prepared is None or prepared.first_kept_entry_id in {e["id"] for e in path}
 
 
 def test_reference_collect_entries_for_branch_summary(
-    benchmark: Any, session: dict[str, Any]
+    benchmark: Any, helpers: dict[str, Any], session: dict[str, Any]
 ) -> None:
-    found = benchmark(
-        collect_entries_for_branch_summary,
-        session["entries"],
-        session["leafId"],
-        session["otherLeafId"],
-    )
+    found = benchmark(helpers["collect_entries_for_branch_summary"])
     assert len(found.entries) == len(session["entries"]) - 12
+
+
+def test_reference_navigate_tree(benchmark: Any, helpers: dict[str, Any]) -> None:
+    result, context = benchmark(helpers["navigate_tree"])
+    assert result.editor_text == "another way" and len(context.messages) == 11
 
 
 def test_pi_session_helpers(benchmark: Any, session: dict[str, Any], tmp_path: Path) -> None:
@@ -158,4 +96,5 @@ def test_pi_session_helpers(benchmark: Any, session: dict[str, Any], tmp_path: P
 
     report = benchmark.pedantic(run, rounds=1, iterations=1)
     benchmark.extra_info.update({f"pi_{k}_median_ns": v for k, v in report.items() if k != "check"})
-    assert report["check"]["collected"] == len(session["entries"]) - 12
+    helpers = reference_helpers(session)
+    assert report["check"] == reference_check({name: run() for name, run in helpers.items()})
