@@ -144,9 +144,27 @@ class Verdict:
     found: tuple[Difference, ...] = ()
 
 
-def compare(expected: Outcome, actual: Outcome) -> Verdict:
+# ops whose text lists files in an order Pi leaves unspecified (ripgrep walks directories in
+# parallel and in readdir order): the same lines in another order are no divergence
+_UNORDERED_LINES: Final = {"tool.grep": "text"}
+
+
+def _same_lines(op: str, want: Any, got: Any) -> bool:
+    key = _UNORDERED_LINES.get(op)
+    if key is None or not isinstance(want, dict) or not isinstance(got, dict):
+        return False
+    a, b = want.get(key), got.get(key)
+    if not isinstance(a, str) or not isinstance(b, str):
+        return False
+    rest_a = {k: v for k, v in want.items() if k != key}
+    rest_b = {k: v for k, v in got.items() if k != key}
+    return sorted(a.split("\n")) == sorted(b.split("\n")) and not differences(rest_a, rest_b)
+
+
+def compare(expected: Outcome, actual: Outcome, op: str = "") -> Verdict:
     """The divergence of `actual` from `expected`, or an empty signature when they agree
-    (or cannot be compared: a failure or `unsupported` on either side)."""
+    (or cannot be compared: a failure or `unsupported` on either side). For `tool.grep`,
+    the same output lines in another order agree (`_UNORDERED_LINES`)."""
     if expected.reply is None or actual.reply is None or expected.unsupported or actual.unsupported:
         return Verdict("")
     want, got = expected.reply, actual.reply
@@ -159,7 +177,7 @@ def compare(expected: Outcome, actual: Outcome) -> Verdict:
     if got.error is not None:
         return Verdict(f"a result answered as error {got.error.type}")
     found = differences(want.result, got.result)
-    if not found:
+    if not found or _same_lines(op, want.result, got.result):
         return Verdict("")
     first = found[0]
     how = " missing" if first.missing else " unexpected" if first.extra else ""
@@ -204,7 +222,7 @@ class Found:
 
     @property
     def details(self) -> str:
-        verdict = compare(self.expected, self.actual)
+        verdict = compare(self.expected, self.actual, self.op)
         if verdict.found:
             return render(list(verdict.found))
         return f"  expected {self.expected.describe()}\n  actual   {self.actual.describe()}"
@@ -317,7 +335,7 @@ def fuzz_op(
                 if len(report.error_samples) < 5:
                     report.error_samples.append(f"{side}: {outcome.failure[:300]}")
         report.unsupported += want.unsupported or got.unsupported
-        report.diverging += bool(compare(want, got).signature)
+        report.diverging += bool(compare(want, got, op).signature)
     if not report.diverging:
         return report
 
@@ -332,7 +350,7 @@ def fuzz_op(
             live[0] += 1
             answers[key] = (ask(against, op, args), ask(impl, op, args))
         want, got = answers[key]
-        verdict = compare(want, got)
+        verdict = compare(want, got, op)
         if verdict.signature:
             raise _divergence_class(verdict.signature)(args, want, got)
 
@@ -363,11 +381,15 @@ def fuzz(
     seed: int,
     shrink_calls: int = DEFAULT_SHRINK_CALLS,
     progress: Callable[[str], None] = lambda _: None,
+    on_report: Callable[[list[OpReport]], None] = lambda _: None,
 ) -> list[OpReport]:
-    """Fuzz `ops` (default: every op with a strategy) and report each."""
+    """Fuzz `ops` (default: every op with a strategy) and report each; `on_report` sees
+    the reports so far after each op (so a long run's findings are kept as it goes)."""
     chosen = list(ops) if ops else sorted(OP_ARGS)
-    reports = []
+    reports: list[OpReport] = []
     for op in chosen:
+        if reports:
+            on_report(reports)
         if op not in OP_ARGS:
             reports.append(OpReport(op, skipped="no strategy for this op"))
             continue
@@ -386,6 +408,7 @@ def fuzz(
                 progress=progress,
             )
         )
+    on_report(reports)
     return reports
 
 
@@ -537,16 +560,16 @@ def summary(reports: Sequence[OpReport], seed: int, impl_name: str, against_name
     """The per-op table: examples, diverging examples, distinct minimal divergences, errors."""
     lines = [
         f"ctxspec fuzz: {impl_name} against {against_name}, seed {seed}",
-        f"{'op':<22} {'examples':>8} {'diverging':>9} {'distinct':>8} "
+        f"{'op':<26} {'examples':>8} {'diverging':>9} {'distinct':>8} "
         f"{'errors impl/against':>19} {'unsupported':>11}",
     ]
     for report in reports:
         if report.skipped:
-            lines.append(f"{report.op:<22} skipped: {report.skipped}")
+            lines.append(f"{report.op:<26} skipped: {report.skipped}")
             continue
         errors = f"{report.errors['impl']}/{report.errors['against']}"
         lines.append(
-            f"{report.op:<22} {report.examples:>8} {report.diverging:>9} {len(report.found):>8} "
+            f"{report.op:<26} {report.examples:>8} {report.diverging:>9} {len(report.found):>8} "
             f"{errors:>19} {report.unsupported:>11}"
         )
         for item in report.found:
@@ -621,6 +644,28 @@ def main_fuzz(options: Any) -> int:
         if not options.quiet:
             print(f"[fuzz] {message}", file=sys.stderr, flush=True)
 
+    written: set[str] = set()
+
+    def keep(reports: list[OpReport]) -> None:
+        """After each op: its cases printed and written, the JSON report rewritten."""
+        report = reports[-1]
+        if report.found:
+            print(case_yaml(report.found, impl_name, against_name), flush=True)
+        if options.write_cases:
+            for path in write_cases(
+                Path(options.write_cases), report.found, impl_name, against_name
+            ):
+                written.add(str(path))
+        if options.json:
+            data = {
+                "impl": impl_name,
+                "against": against_name,
+                "seed": seed,
+                "examples": options.examples,
+                "ops": [r.to_json() for r in reports],
+            }
+            Path(options.json).write_text(json.dumps(data, indent=1) + "\n", "utf-8")
+
     try:
         reports = fuzz(
             impl,
@@ -630,6 +675,7 @@ def main_fuzz(options: Any) -> int:
             seed=seed,
             shrink_calls=options.shrink_calls,
             progress=progress,
+            on_report=keep,
         )
     except StartupFailed as error:
         print(f"ctxspec fuzz: {error}", file=sys.stderr)
@@ -637,22 +683,10 @@ def main_fuzz(options: Any) -> int:
     finally:
         impl.close()
         against.close()
-    found = [item for report in reports for item in report.found]
-    if found:
-        print(case_yaml(found, impl_name, against_name))
     print(summary(reports, seed, impl_name, against_name))
-    if options.write_cases:
-        for path in write_cases(Path(options.write_cases), found, impl_name, against_name):
-            print(f"cases appended to {path}")
-    if options.json:
-        data = {
-            "impl": impl_name,
-            "against": against_name,
-            "seed": seed,
-            "examples": options.examples,
-            "ops": [report.to_json() for report in reports],
-        }
-        Path(options.json).write_text(json.dumps(data, indent=1) + "\n", "utf-8")
+    for path in sorted(written):
+        print(f"cases appended to {path}")
+    found = [item for report in reports for item in report.found]
     if found:
         return 1
     return 3 if any(report.errors for report in reports) else 0

@@ -173,6 +173,7 @@ def _odd_context_files(draw: st.DrawFn, tree: dict[str, Any], cwd: str) -> None:
     elif kind == "invalid":
         tree[f"{where}/AGENTS.md"] = {"contentB64": "aGkg/yD+Cg=="}
     elif kind == "dir":
+        tree.pop(f"{where}/AGENTS.md", None)  # a path is a file or a directory, not both
         tree[f"{where}/AGENTS.md/"] = {}
         tree[f"{where}/CLAUDE.md"] = "claude\n"
     elif kind == "link":
