@@ -8,7 +8,7 @@
     ctxspec expectations write --impl X [--from results.json]   known divergences from a run
     ctxspec changelog pi@A..pi@B [--out FILE]   what changed between releases, by bisection
     ctxspec matrix --impl A --impl B ... [--from F ...]   HTML/JSON matrix and badges
-    ctxspec cases list|lint             the corpus: one line per case, or its lint
+    ctxspec cases list|lint [--root DIR]  the corpus (or DIR): one line per case, or its lint
     ctxspec fuzz --impl X [--against pi@0.85.0] [--op OP] [--examples N] [--seed S]
                  [--write-cases DIR]   differential fuzzing; minimal divergences as cases
     ctxspec bench [SIZE ...] [--compare]  benchmark report with plots; ratio gate (bench group)
