@@ -103,7 +103,8 @@ def _navigate(a: Mapping[str, Any]) -> dict[str, Any]:
             **_options(a),
         )
     except branch.SummaryRefused as refused:
-        return {"error": refused.message, "leafId": leaf, "appended": []}
+        request = None if refused.request is None else refused.request.to_pi()
+        return {"error": refused.message, "leafId": leaf, "appended": [], "request": request}
     out: dict[str, Any] = {"cancelled": moved.cancelled}
     if moved.aborted:
         out["aborted"] = True
@@ -114,6 +115,7 @@ def _navigate(a: Mapping[str, Any]) -> dict[str, Any]:
     out["leafId"] = moved.leaf_id
     out["appended"] = [dict(e) for e in moved.appended]
     out["context"] = moved.context().to_pi()
+    out["request"] = None if moved.request is None else moved.request.to_pi()
     return out
 
 

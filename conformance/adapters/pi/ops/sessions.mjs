@@ -64,6 +64,8 @@ export default async function sessionOps(context) {
   async function navigate(a) {
     const entries = entriesOf(a);
     const sm = sessionManager(entries, a);
+    // an unknown target is input outside the op's domain (PROTOCOL.md): asked of Pi's own index
+    if (sm.getEntry(a.targetId) === undefined) throw invalid(`targetId: Entry ${a.targetId} not found`);
     const before = new Set(sm.getEntries().map((e) => e.id));
     const seen = [];
     const { model, streamFn } = scripted(a, seen);
@@ -80,7 +82,7 @@ export default async function sessionOps(context) {
     } catch (error) {
       if (error instanceof context.InvalidInput) throw error;
       const appended = sm.getEntries().filter((e) => !before.has(e.id));
-      return { error: String(error.message), leafId: oldLeaf, appended };
+      return { error: String(error.message), leafId: oldLeaf, appended, request: seen[0] ?? null };
     } finally {
       close();
     }
@@ -104,6 +106,7 @@ export default async function sessionOps(context) {
     out.leafId = leafId;
     out.appended = all.filter((_, i) => !before.has(sm.getEntries()[i].id));
     out.context = sessions.buildSessionContext(all, leafId);
+    out.request = seen[0] ?? null;
     return out;
   }
 
