@@ -167,6 +167,9 @@ class SessionTree:
     positions: Mapping[Any, int]  # entry_key(id) -> position of the last entry with it
     breaks: Sequence[int]
     headers: Sequence[int]  # positions of `session` entries (Pi's manager leaves them out)
+    # per entry: the message of a `message` entry whose message is a dict with content, as
+    # the context carries it; None for every other entry (converted when it is projected)
+    slots: Sequence[dict[str, Any] | None]
 
     @classmethod
     def of(cls, entries: Sequence[Any] | SessionTree) -> SessionTree:
@@ -176,7 +179,9 @@ class SessionTree:
         """
         if isinstance(entries, SessionTree):
             return entries
-        return cls._scan(entries, positions={}, breaks=[], headers=[], previous=None, position=0)
+        return cls._scan(
+            entries, positions={}, breaks=[], headers=[], slots=[], previous=None, position=0
+        )
 
     @classmethod
     def _scan(
@@ -186,10 +191,11 @@ class SessionTree:
         positions: dict[Any, int],
         breaks: list[int],
         headers: list[int],
+        slots: list[dict[str, Any] | None],
         previous: Any,
         position: int,
     ) -> SessionTree:
-        mark = breaks.append
+        mark, keep = breaks.append, slots.append
         for entry in entries[position:] if position else entries:
             if type(entry) is not dict and not isinstance(entry, Mapping):
                 raise InvalidInput(f"entries[{position}]", "an entry must be an object")
@@ -202,12 +208,21 @@ class SessionTree:
                     mark(position)
             elif not js_truthy(parent) or entry_key(parent) != previous:
                 mark(position)  # no entry_key is None: the first entry always breaks
-            if entry.get("type") == "session":
-                headers.append(position)
+            kind = entry.get("type")
+            if kind == "message":
+                message = entry.get("message")
+                if type(message) is dict and message.get("content") is not None:
+                    keep(message)
+                else:
+                    keep(None)
+            else:
+                keep(None)
+                if kind == "session":
+                    headers.append(position)
             positions[key] = position
             previous = key
             position += 1
-        return cls(entries, positions, breaks, headers)
+        return cls(entries, positions, breaks, headers, slots)
 
     def extended(self, more: Sequence[Any]) -> SessionTree:
         """The tree of these entries followed by `more` (this tree is left as it is)."""
@@ -220,6 +235,7 @@ class SessionTree:
             positions=dict(self.positions),
             breaks=list(self.breaks),
             headers=list(self.headers),
+            slots=list(self.slots),
             previous=previous,
             position=len(self.entries),
         )
@@ -280,10 +296,13 @@ class SessionTree:
 
     def slices(self, ranges: Sequence[tuple[int, int]]) -> tuple[Entry, ...]:
         """The entries of these (first, last) position ranges, in order."""
-        entries = self.entries
-        if len(ranges) == 1:
-            return tuple(entries[ranges[0][0] : ranges[0][1] + 1])
-        return tuple(chain.from_iterable(entries[a : b + 1] for a, b in ranges))
+        return _joined(self.entries, ranges)
+
+
+def _joined(items: Sequence[Any], ranges: Sequence[tuple[int, int]]) -> tuple[Any, ...]:
+    if len(ranges) == 1:
+        return tuple(items[ranges[0][0] : ranges[0][1] + 1])
+    return tuple(chain.from_iterable(items[a : b + 1] for a, b in ranges))
 
 
 def build_session_path(
@@ -296,14 +315,16 @@ def build_session_path(
     Raises `InvalidInput` on a `parentId` cycle (Pi loops forever).
     """
     tree = SessionTree.of(entries)
-    if leaf_id is None:
-        return ()
-    leaf = tree.position(leaf_id) if js_truthy(leaf_id) else None
-    if leaf is None:
-        if not tree.entries:
-            return ()
-        leaf = len(tree.entries) - 1
-    return tree.path_to(leaf)
+    leaf = _leaf(tree, leaf_id)
+    return () if leaf is None else tree.path_to(leaf)
+
+
+def _leaf(tree: SessionTree, leaf_id: Any) -> int | None:
+    """The leaf's position: None for no path, the last entry when the id is not found."""
+    if leaf_id is None or not tree.entries:
+        return None
+    found = tree.position(leaf_id) if js_truthy(leaf_id) else None
+    return len(tree.entries) - 1 if found is None else found
 
 
 def build_context_entries(
@@ -376,57 +397,84 @@ def build_session_context(
 ) -> SessionContext:
     """Pi's `buildSessionContext`: the projected messages, thinking level and model.
 
-    One walk of the path reads the settings, finds the latest compaction and takes each
-    message entry's message; the other kinds are converted only when projected.
+    The path's messages are slices of the tree's `slots`; only the path's other entries
+    (metadata, compactions, summaries, messages needing SS-2) are looked at one by one.
     """
-    path = build_session_path(entries, leaf_id)
+    tree = SessionTree.of(entries)
+    leaf = _leaf(tree, leaf_id)
+    if leaf is None:
+        return _context_of((), ())
+    ranges = tree.segments(leaf)
+    if ranges is None:  # ids repeat: walk entry by entry
+        path = tree.path_to(leaf)
+        return _context_of(path, [_slot(e) for e in path])
+    return _context_of(_joined(tree.entries, ranges), _joined(tree.slots, ranges))
+
+
+def _slot(entry: Entry) -> dict[str, Any] | None:
+    message = entry.get("message") if entry.get("type") == "message" else None
+    return message if type(message) is dict and message.get("content") is not None else None
+
+
+def _context_of(path: Sequence[Entry], slots: Sequence[dict[str, Any] | None]) -> SessionContext:
     thinking: Any = "off"
-    setter: Entry | None = None  # the last model_change entry or assistant message
-    from_message = False
     latest = -1
-    slots: list[dict[str, Any] | None] = []  # per path entry: its message, or None
-    keep = slots.append
-    for entry in path:
+    converted: dict[int, dict[str, Any]] = {}  # path index -> message of a None slot
+    at = -1
+    while True:  # the entries without a slot, in path order
+        try:
+            at = slots.index(None, at + 1)
+        except ValueError:
+            break
+        entry = path[at]
         kind = entry.get("type")
         if kind == "message":
-            message = entry.get("message")
-            if type(message) is not dict or message.get("content") is None:
-                message = _message_of(entry)  # SS-2, or not a plain dict
-            if message.get("role") == "assistant":
-                setter, from_message = message, True
-            keep(message)
-            continue
-        keep(None)
-        if kind == "thinking_level_change":
+            converted[at] = _message_of(entry)  # raises for a message that is not an object
+        elif kind == "thinking_level_change":
             thinking = entry.get("thinkingLevel", UNSET)
-        elif kind == "model_change":
-            setter, from_message = entry, False
         elif kind == "compaction":
-            latest = len(slots) - 1
-    model = None
-    if setter is not None:
-        model = _present(
-            provider=setter.get("provider", UNSET),
-            modelId=setter.get("model" if from_message else "modelId", UNSET),
-        )
+            latest = at
+    model = _model_of(path, slots, converted)
     if latest < 0:
-        ranges = [(0, len(path))]
-        head: tuple[dict[str, Any], ...] = ()
+        bounds = [(0, len(path))]
+        messages: list[dict[str, Any]] = []
     else:
-        ranges = [(_kept_from(path, latest), latest), (latest + 1, len(path))]
-        head = session_entry_to_context_messages(path[latest])
-    messages: list[dict[str, Any]] = list(head)
-    for start, stop in ranges:
+        bounds = [(_kept_from(path, latest), latest), (latest + 1, len(path))]
+        messages = list(session_entry_to_context_messages(path[latest]))
+    for start, stop in bounds:
         part = slots[start:stop]
         if None not in part:
-            messages += part  # type: ignore[arg-type]  # no None left
+            messages += part  # type: ignore[arg-type]  # no None in it
             continue
         for offset, slot in enumerate(part, start):
-            if slot is None:
-                messages.extend(session_entry_to_context_messages(path[offset]))
-            else:
+            if slot is not None:
                 messages.append(slot)
+            elif offset in converted:
+                messages.append(converted[offset])
+            else:
+                messages.extend(session_entry_to_context_messages(path[offset]))
     return SessionContext(messages=tuple(messages), thinking_level=thinking, model=model)
+
+
+def _model_of(
+    path: Sequence[Entry],
+    slots: Sequence[dict[str, Any] | None],
+    converted: Mapping[int, dict[str, Any]],
+) -> dict[str, Any] | None:
+    """The model of the path's last assistant message or model_change entry, newest first."""
+    for at in range(len(path) - 1, -1, -1):
+        message = slots[at] if slots[at] is not None else converted.get(at)
+        if message is not None:
+            if message.get("role") == "assistant":
+                return _present(
+                    provider=message.get("provider", UNSET), modelId=message.get("model", UNSET)
+                )
+        elif path[at].get("type") == "model_change":
+            entry = path[at]
+            return _present(
+                provider=entry.get("provider", UNSET), modelId=entry.get("modelId", UNSET)
+            )
+    return None
 
 
 def check_tree(entries: Sequence[Any]) -> None:

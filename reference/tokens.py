@@ -14,6 +14,7 @@ throws a TypeError there).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -203,11 +204,39 @@ def _assistant_block_chars(block: Mapping[str, Any]) -> int:
     if kind == "toolCall":
         if "arguments" not in block:
             raise InvalidInput("arguments", "a tool call without arguments has no estimate")
-        return _length("name", block.get("name")) + code_units(js_stringify(block["arguments"]))
+        return _length("name", block.get("name")) + _json_length(block["arguments"])
     return 0
 
 
+# what JSON.stringify writes as more than the character itself: quote, backslash, control
+# characters and lone surrogates (the only surrogates a canonical str holds)
+_ESCAPED: Final = re.compile('["\\\x00-\x1f\ud800-\udfff]')
+
+
+def _json_length(value: Any) -> int:
+    """`JSON.stringify(value).length`, without writing the text for plain strings and objects.
+
+    The length does not depend on the order of an object's keys, so objects of strings
+    are summed as they are; anything else is measured on `js_stringify`'s text.
+    """
+    kind = type(value)
+    if kind is str:
+        if _ESCAPED.search(value) is None:
+            return code_units(value) + 2
+    elif kind is dict:
+        total = 1 + 2 * len(value) if value else 2  # braces, a colon each, commas between
+        for key, item in value.items():
+            if type(key) is not str:
+                break
+            total += _json_length(key) + _json_length(item)
+        else:
+            return total
+    return code_units(js_stringify(value))
+
+
 def _blocks(content: Any) -> list[Mapping[str, Any]]:
+    if type(content) is list and all(type(b) is dict for b in content):
+        return content  # the usual blocks: no ABC check
     if not isinstance(content, list) or not all(isinstance(b, Mapping) for b in content):
         raise InvalidInput("content", "must be a list of content blocks here")
     return content

@@ -17,7 +17,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference import branch, compaction, session
+from reference import branch, compaction, session, tokens
+from reference._jsjson import js_stringify
+from reference._utf16 import code_units
 from reference.errors import InvalidInput
 from reference.session import UNSET, entry_key, index_entries, js_truthy, walk_to_root
 from reference.tokens import estimate_tokens
@@ -285,3 +287,16 @@ class TestCutPoint:
                         compaction.FILE_OP_TOOLS[block["name"]], block["arguments"]["path"]
                     )
         assert prepared.file_ops == ops
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(json_values)
+def test_tool_call_arguments_length_is_the_stringified_length(value: Any) -> None:
+    """A tool call's estimate counts JSON.stringify's length without always writing it."""
+    assert tokens._json_length(value) == code_units(js_stringify(value))
