@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import base64
 import json
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conformance.adapters.ops import tools as grep_op
+from conformance.adapters.tree import materialize
 from conformance.errors import EnvironmentMissing
 from reference import tools
 from reference.tools import grep_from_ripgrep
@@ -124,15 +127,23 @@ def test_a_long_refused_argument_is_split_at_newlines_and_cut_at_128() -> None:
     assert tools.spawn_argument_error(["--", "ok"]) is None
 
 
-def test_the_op_takes_files_in_path_order() -> None:
-    tree = {f"w/{name}/a.txt": "foo\n" for name in ("b", "a", "a.d", "c")}
-    result = grep_op.grep({"tree": tree, "cwd": "/w", "pattern": "foo"})
-    assert result["text"].split("\n") == [
-        "a/a.txt:1: foo",
-        "a.d/a.txt:1: foo",
-        "b/a.txt:1: foo",
-        "c/a.txt:1: foo",
-    ]
+def test_the_op_takes_files_in_ripgreps_usual_order(tmp_path: Path) -> None:
+    """The walk order: the reverse of rg's one-thread order (a stack), the same every time."""
+    tree = {f"w/{d}/{n}": "foo\n" for d in ("b", "a", "a.d", ".h") for n in ("x", "y.md")}
+    tree.update({"w/top.txt": "foo\n", "w/.top": "foo\n"})
+    answers = {
+        grep_op.grep({"tree": tree, "cwd": "/w", "pattern": "foo"})["text"] for _ in range(3)
+    }
+    assert len(answers) == 1
+    shown = [line.split(":")[0] for line in answers.pop().split("\n")]
+    materialize(tree, tmp_path)
+    one_thread = subprocess.run(
+        [grep_op.ripgrep(), "-j1", "--files", "--hidden", str(tmp_path / "w")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert shown == [line.removeprefix(f"{tmp_path}/w/") for line in reversed(one_thread)]
 
 
 def test_the_op_without_ripgrep_names_it(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,9 +22,8 @@ Two inputs are pinned so the answer does not depend on the machine: rg gets no
 `$RIPGREP_CONFIG_PATH`, and its home is the tree's `/` (a global gitignore is the
 tree's `/.config/git/ignore`); the Pi adapter runs Pi's grep under the same
 environment. Ripgrep's order across files depends on its threads: the reference takes
-files in path order (component by component, as `rg --sort path` would), which is one of
-the orders Pi can print; cases that match in several files are the ones whose answer
-does not depend on it.
+the order Pi's ripgrep prints most often (`_in_walk_order`), which depends on the order
+the file system lists a directory but not on chance; golden cases match in one file.
 """
 
 from __future__ import annotations
@@ -225,7 +224,8 @@ def _grep_in(root: Path, rg: str, call: _GrepCall) -> dict[str, Any]:
         capture_output=True,
         check=False,
     )
-    output = _in_path_order(_utf8.decode(done.stdout).split("\n"))
+    events = _utf8.decode(done.stdout).split("\n")
+    output = _in_walk_order(events, search_path, is_directory=is_directory)
     return tools.grep_from_ripgrep(
         output,
         exit_code=done.returncode,
@@ -238,13 +238,19 @@ def _grep_in(root: Path, rg: str, call: _GrepCall) -> dict[str, Any]:
     ).to_pi()
 
 
-def _in_path_order(lines: list[str]) -> list[str]:
-    """rg's events with its files in path order (ripgrep's own order across files varies).
+def _in_walk_order(lines: list[str], search_path: str, *, is_directory: bool) -> list[str]:
+    """rg's events with its files in the order ripgrep's parallel walk most often prints them.
 
-    Each file's events (`begin` .. `end`) stay together and in order; files are sorted
-    component by component, as `rg --sort path` walks.
+    Ripgrep's order across files depends on its threads. Run by Pi, on 2 cores, it is
+    most often a depth-first walk that takes each directory's entries in the reverse of
+    the order the file system lists them (its work stack), which `_walk_order` computes
+    from the laid-out tree: that order is deterministic for a tree on a given file
+    system, and is the one Pi shows unless its threads raced. Each file's events
+    (`begin` .. `end`) stay together and in order; a file the walk did not meet follows,
+    in path order.
     """
-    files: list[tuple[tuple[str, ...], list[str]]] = []
+    rank = _walk_order(search_path) if is_directory else {}
+    files: list[tuple[tuple[int, tuple[str, ...]], list[str]]] = []
     tail: list[str] = []
     current: list[str] | None = None
     for line in lines:
@@ -253,18 +259,32 @@ def _in_path_order(lines: list[str]) -> list[str]:
         except ValueError:
             event = None
         kind = event.get("type") if isinstance(event, dict) else None
-        if kind == "begin":
-            path = event["data"]["path"] if isinstance(event, dict) else {}
+        if kind == "begin" and isinstance(event, dict):
+            path = event.get("data", {}).get("path", {})
             name = path.get("text") or base64.b64decode(path.get("bytes", "")).decode(
                 "utf-8", "surrogateescape"
             )
             current = []
-            files.append((tuple(name.split("/")), current))
+            files.append(((rank.get(name, len(rank)), tuple(name.split("/"))), current))
         (current if current is not None else tail).append(line)
         if kind == "end":
             current = None
     files.sort(key=lambda item: item[0])
     return [line for _, events in files for line in events] + tail
+
+
+def _walk_order(top: str) -> dict[str, int]:
+    """Each file under `top` by its place in a depth-first walk, entries last-listed first."""
+    order: dict[str, int] = {}
+    stack = [top]
+    while stack:
+        path = stack.pop()
+        if path != top and (os.path.islink(path) or not os.path.isdir(path)):
+            order.setdefault(path, len(order))
+            continue
+        with contextlib.suppress(OSError):
+            stack.extend(os.path.join(path, entry.name) for entry in os.scandir(path))
+    return order
 
 
 def _read_bytes(path: str) -> bytes | None:
