@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 
 from conformance import fuzz
 from conformance.adapters.base import Implementation, Reply
@@ -60,7 +60,12 @@ def test_strategies_draw_valid_arguments(op: str) -> None:
     if op not in OPS:
         pytest.skip(f"{op} has no schema in this checkout")
 
-    @settings(max_examples=15, database=None, deadline=None)
+    @settings(
+        max_examples=15,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(OP_ARGS[op])
     def valid(args: dict[str, Any]) -> None:
         assert validate_args(op, args) is None
