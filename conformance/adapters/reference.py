@@ -16,6 +16,7 @@ from typing import Any, BinaryIO, Final
 import reference
 from conformance.adapters.base import Implementation, Reply
 from conformance.adapters.ops import all_handlers
+from conformance.adapters.tree import validate_tree
 from conformance.protocol import OPS, PROTOCOL_VERSION, OpError, decode_line, encode_line
 from reference.errors import InvalidInput
 
@@ -43,6 +44,8 @@ def handle(op: str, args: Mapping[str, Any]) -> Reply:
     if handler is None:
         return Reply(error=OpError("unsupported", f"op {op!r} is not implemented"))
     try:
+        if "tree" in args:
+            validate_tree(args["tree"])  # the tree rules of every adapter that lays one out
         return Reply(result=handler(args))
     except InvalidInput as error:
         return Reply(error=OpError("invalid_input", str(error), error.field))

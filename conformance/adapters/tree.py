@@ -15,12 +15,19 @@ directory R, passes `R + path` to the implementation, and before answering repla
 every `R` prefix in the result with nothing (`virtualize()`), so results read `/ws/...`
 on every machine. The walk to the filesystem root passes R's real ancestors; ctxspec's
 cases assume those hold no agent files.
+
+Nothing a case says reaches outside R: tree paths are relative without `..`; no entry
+lies under a file or a link (so no write goes through a link); a link's target is
+relative and, from the link's directory, stays inside the tree; `real_path` resolves
+`..` lexically at the virtual root, as the reference does. Anything else is
+`InvalidInput` naming `tree` (or the path argument).
 """
 
 from __future__ import annotations
 
 import base64
 import os
+import posixpath
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -31,9 +38,15 @@ __all__ = ["materialize", "real_path", "validate_tree", "virtualize"]
 
 
 def validate_tree(tree: object) -> dict[str, Any]:
-    """The tree, checked: relative normalised paths, known entry shapes."""
+    """The tree, checked: relative paths inside it, known entries, nothing under a leaf.
+
+    Raises `InvalidInput("tree", ...)` naming the first bad entry: a path that is
+    absolute or has `..`, an unknown entry shape, an entry under a file or a link, or a
+    link whose target is absolute or leaves the tree.
+    """
     if not isinstance(tree, Mapping):
         raise InvalidInput("tree", "must be a mapping of paths to entries")
+    leaves: dict[PurePosixPath, str] = {}
     for raw, entry in tree.items():
         path = str(raw)
         pure = PurePosixPath(path.rstrip("/"))
@@ -42,9 +55,36 @@ def validate_tree(tree: object) -> dict[str, Any]:
         if path.endswith("/"):
             if entry not in ({}, None):
                 raise InvalidInput("tree", f"{path!r}: a directory entry is {{}}")
-        elif not isinstance(entry, str) and not _known_entry(entry):
+            continue
+        if not isinstance(entry, str) and not _known_entry(entry):
             raise InvalidInput("tree", f"{path!r}: unknown entry {entry!r}")
+        if isinstance(entry, Mapping) and "symlink" in entry:
+            _check_link(path, pure, entry["symlink"])
+        leaves[pure] = path
+    for pure in (PurePosixPath(str(raw).rstrip("/")) for raw in tree):
+        for ancestor in pure.parents:
+            if ancestor in leaves:
+                raise InvalidInput(
+                    "tree", f"{leaves[ancestor]!r} is a file or a link and has entries under it"
+                )
     return dict(tree)
+
+
+def _check_link(path: str, pure: PurePosixPath, target: object) -> None:
+    """A link's target is relative, its `..` lead it, and they stay inside the tree.
+
+    With `..` only at the start, the OS resolves the target as written: up through real
+    directories (nothing lies under a link), then down through entries that are each
+    confined the same way, so no chain of links leads out of the tree.
+    """
+    if not isinstance(target, str) or not target or target.startswith("/"):
+        raise InvalidInput("tree", f"{path!r}: a link target is a non-empty relative path")
+    parts = [part for part in target.split("/") if part not in ("", ".")]
+    ups = next((n for n, part in enumerate(parts) if part != ".."), len(parts))
+    if ".." in parts[ups:]:
+        raise InvalidInput("tree", f"{path!r}: in a link target, `..` comes first ({target!r})")
+    if ups > len(pure.parent.parts):
+        raise InvalidInput("tree", f"{path!r}: the link target {target!r} leaves the tree")
 
 
 def _known_entry(entry: object) -> bool:
@@ -55,8 +95,17 @@ def _known_entry(entry: object) -> bool:
 
 
 def real_path(root: Path, virtual: str) -> str:
-    """The real path of a virtual absolute path (`/ws/repo` -> `R/ws/repo`)."""
-    return str(root) + ("" if virtual == "/" else "/" + virtual.lstrip("/"))
+    """The real path of a virtual absolute path (`/ws/repo` -> `R/ws/repo`).
+
+    `..` stops at the virtual root, as in the reference's listing: `/../etc` is `R/etc`.
+
+    >>> real_path(Path("/r"), "/ws/../../etc/passwd")
+    '/r/etc/passwd'
+    """
+    normal = posixpath.normpath("/" + virtual.lstrip("/")).lstrip("/")
+    if normal and virtual.endswith("/"):
+        normal += "/"  # kept, as Node's path.normalize keeps it
+    return str(root) + ("/" + normal if normal else "")
 
 
 def materialize(tree: Mapping[str, Any], root: Path) -> None:

@@ -9,6 +9,8 @@ import { createInterface } from "node:readline";
 import { pathToFileURL, fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { InvalidInput, wireError } from "./errors.mjs";
+import { takeRoots } from "./tree.mjs";
 
 const packageDir = process.argv[2];
 if (!packageDir) {
@@ -27,8 +29,6 @@ function absentModule(relative) {
   };
   return new Proxy({}, { get: (_, key) => (key === "then" ? undefined : fail) });
 }
-
-class InvalidInput extends Error {}
 
 const context = {
   packageDir,
@@ -81,14 +81,12 @@ async function answer(request) {
   if (!handler) {
     return { id: request.id, error: { type: "unsupported", message: `op ${request.op} is not supported` } };
   }
+  takeRoots();
   try {
     return { id: request.id, result: await handler(request.args ?? {}) };
   } catch (error) {
-    // the message is the error's own text; where it came from (the JS stack) is `detail`
-    const type = error instanceof InvalidInput ? "invalid_input" : "internal";
-    const message = String(error?.message ?? error);
-    const detail = error?.stack ? String(error.stack) : undefined;
-    return { id: request.id, error: detail ? { type, message, detail } : { type, message } };
+    // the error's own text with virtual paths; where it came from (the JS stack) is `detail`
+    return { id: request.id, error: wireError(error, takeRoots()) };
   }
 }
 

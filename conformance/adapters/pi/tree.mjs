@@ -1,11 +1,66 @@
 // Virtual file trees of protocol v1 (see conformance/adapters/tree.py for the format):
 // lay one out in a fresh temp directory, and map real paths in results back to virtual.
+// The same checks as tree.py keep every write and read inside that directory: relative
+// paths without "..", nothing under a file or a link, link targets relative with their
+// ".." first and staying in the tree, ".." in a virtual path stopping at its root.
 import { mkdtempSync, mkdirSync, writeFileSync, symlinkSync, chmodSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, posix } from "node:path";
+import { InvalidInput } from "./errors.mjs";
+
+// the roots made since the last takeRoots(): the adapter strips them from error messages
+const made = new Set();
+export function takeRoots() {
+  const roots = [...made];
+  made.clear();
+  return roots;
+}
+
+const bad = (message) => new InvalidInput(`tree: ${message}`, "tree");
+const segments = (path) => path.split("/").filter((part) => part !== "" && part !== ".");
+
+export function validateTree(tree) {
+  if (tree === null || typeof tree !== "object" || Array.isArray(tree)) throw bad("must be a mapping of paths to entries");
+  const leaves = new Set();
+  for (const [path, entry] of Object.entries(tree)) {
+    const parts = segments(path);
+    if (path.startsWith("/") || parts.includes("..") || parts.length === 0) {
+      throw bad(`'${path}' is not a relative path inside the tree`);
+    }
+    if (path.endsWith("/")) continue;
+    const known = typeof entry === "string" || (entry && typeof entry === "object" && (
+      Object.keys(entry).join() === "symlink" ||
+      Object.keys(entry).every((key) => ["content", "contentB64", "mode"].includes(key))));
+    if (!known) throw bad(`'${path}': unknown entry ${JSON.stringify(entry)}`);
+    if (typeof entry === "object" && "symlink" in entry) checkLink(path, parts, entry.symlink);
+    leaves.add(parts.join("/"));
+  }
+  for (const path of Object.keys(tree)) {
+    const parts = segments(path);
+    for (let n = 1; n < parts.length; n++) {
+      if (leaves.has(parts.slice(0, n).join("/"))) {
+        throw bad(`'${parts.slice(0, n).join("/")}' is a file or a link and has entries under it`);
+      }
+    }
+  }
+  return tree;
+}
+
+function checkLink(path, parts, target) {
+  if (typeof target !== "string" || target === "" || target.startsWith("/")) {
+    throw bad(`'${path}': a link target is a non-empty relative path`);
+  }
+  const steps = segments(target);
+  let ups = 0;
+  while (ups < steps.length && steps[ups] === "..") ups++;
+  if (steps.slice(ups).includes("..")) throw bad(`'${path}': in a link target, \`..\` comes first ('${target}')`);
+  if (ups > parts.length - 1) throw bad(`'${path}': the link target '${target}' leaves the tree`);
+}
 
 export function materialize(tree) {
+  validateTree(tree ?? {});
   const root = realpathSync(mkdtempSync(join(tmpdir(), "ctxspec-tree-")));
+  made.add(root);
   const entries = Object.entries(tree ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const links = [];
   const modes = [];
@@ -29,8 +84,12 @@ export function materialize(tree) {
   return root;
 }
 
-// the real path of a virtual absolute path ("/ws/repo" -> root + "/ws/repo")
-export const realPath = (root, virtual) => (virtual === "/" ? root : root + "/" + virtual.replace(/^\/+/, ""));
+// the real path of a virtual absolute path ("/ws/repo" -> root + "/ws/repo"); ".." stops
+// at the virtual root, as in the reference ("/../etc" -> root + "/etc")
+export function realPath(root, virtual) {
+  const normal = posix.normalize("/" + String(virtual)).replace(/^\/+/, ""); // keeps a final "/"
+  return normal === "" ? root : root + "/" + normal;
+}
 
 export function virtualize(value, root) {
   if (typeof value === "string") return value.split(root).join("");

@@ -4,7 +4,7 @@
 // File-system ops lay the case's tree out in a fresh temp root R (HOME and agentDir
 // inside it, PI_OFFLINE=1), call Pi on R + path, and strip R from the result. The
 // package's own documentation paths are shown as /pi/... (they differ per machine).
-import { writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { materialize, realPath, virtualize, removeTree } from "../tree.mjs";
 
@@ -17,6 +17,16 @@ export const needs = {
   "prompt.build": ["core/system-prompt.js"],
   "resources.load": ["core/resource-loader.js", "core/settings-manager.js"],
 };
+
+// Pi's message for a trust store it cannot read, as {kind, path, message?}: `unreadable` (a
+// file-system error, Node's message), `notJson` (V8's JSON.parse wording is left out: it
+// is the engine's, not Pi's), `invalid` (JSON of the wrong shape, Pi's message)
+function trustStoreError(message, path) {
+  if (message.startsWith("Invalid trust store")) return { kind: "invalid", path, message };
+  const cause = message.slice(`Failed to read trust store ${path}: `.length);
+  if (/^E[A-Z]+: /.test(cause)) return { kind: "unreadable", path, message };
+  return { kind: "notJson", path };
+}
 
 const SKILL_FIELDS = ["name", "description", "filePath", "baseDir", "disableModelInvocation"];
 
@@ -76,6 +86,18 @@ export default async function contextOps(context) {
       inTree(a, async (real) => {
         const cwd = real(a.cwd);
         const trustStore = new trustManager.ProjectTrustStore(real(a.agentDir));
+        const storePath = real(a.agentDir) + "/trust.json";
+        // trustPrompt: a UI whose trust prompt the user answers with `pick` (an option's label
+        // as shown, virtual paths; null dismisses the prompt); the prompt Pi showed is kept
+        let prompt = null;
+        const ui = {
+          select: async (title, options) => {
+            prompt = { title, options };
+            const pick = a.trustPrompt?.pick ?? undefined;
+            return options.find((label) => virtualize(label, real("/")) === pick) ?? pick;
+          },
+        };
+        const withUI = a.trustPrompt !== undefined;
         let trusted;
         try {
           trusted = await projectTrust.resolveProjectTrusted({
@@ -83,21 +105,31 @@ export default async function contextOps(context) {
             trustStore,
             trustOverride: a.trustOverride ?? undefined,
             defaultProjectTrust: a.defaultProjectTrust ?? undefined,
-            projectTrustContext: { cwd, mode: "print", hasUI: false, ui: {} },
+            projectTrustContext: withUI
+              ? { cwd, mode: "interactive", hasUI: true, ui }
+              : { cwd, mode: "print", hasUI: false, ui: {} },
           });
         } catch (error) {
           const message = String(error?.message);
           if (message.startsWith("Invalid trust store")) return { thrown: message };
-          if (message.startsWith("Failed to read trust store")) throw invalid(message);
+          if (message.startsWith("Failed to read trust store")) throw new context.InvalidInput(message, "trustStore");
           throw error;
         }
         let stored = null;
+        let storeError;
         try {
           stored = trustStore.getEntry(cwd);
-        } catch {
-          // a broken store that the decision did not need to read
+        } catch (error) {
+          // a broken store that the decision did not need to read: say how it is broken
+          storeError = trustStoreError(String(error?.message), storePath);
         }
-        return { trusted, requiresTrust: trustManager.hasTrustRequiringProjectResources(cwd), stored };
+        const out = { trusted, requiresTrust: trustManager.hasTrustRequiringProjectResources(cwd), stored };
+        if (storeError) out.storeError = storeError;
+        if (withUI) {
+          out.prompt = prompt;
+          out.storeAfter = existsSync(storePath) ? JSON.parse(readFileSync(storePath, "utf8")) : null;
+        }
+        return out;
       }),
 
     "skills.load": (a) =>
