@@ -55,7 +55,7 @@ from conformance.adapters import (
 )
 from conformance.adapters.base import Implementation, Reply
 from conformance.cases import BOUNDARIES, expand
-from conformance.compare import Difference, differences, render
+from conformance.compare import Difference, differences, render, visible
 from conformance.errors import AdapterError, StartupFailed, StopAfterTimeout
 from conformance.protocol import OpError, validate_result
 from conformance.strategies.ops import OP_ARGS
@@ -181,7 +181,39 @@ def compare(expected: Outcome, actual: Outcome, op: str = "") -> Verdict:
         return Verdict("")
     first = found[0]
     how = " missing" if first.missing else " unexpected" if first.extra else ""
+    if isinstance(first.expected, str) and isinstance(first.actual, str):
+        how = f": {_line_shape(first.expected, first.actual)}"
     return Verdict(_INDEX.sub("[]", first.path) + how, tuple(found))
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+_NUMBER = re.compile(r"\d+")
+_SPACE = re.compile(r"[ \t]+")
+_SHAPE_CHARS: Final = 48
+_ENUM = re.compile(r"[A-Za-z_]{1,16}")
+
+
+def _shape(line: str | None) -> str:
+    """A line's skeleton: words `a`, numbers `0`, blanks one space; the punctuation and the
+    invisible characters (BOM, U+FFFD, CR) kept. Two lines of one notice share it."""
+    if line is None:
+        return "(no line)"
+    shape = _SPACE.sub(" ", _NUMBER.sub("0", _WORD.sub("a", line)))
+    return visible(shape[:_SHAPE_CHARS] + ("…" if len(shape) > _SHAPE_CHARS else ""))
+
+
+def _line_shape(expected: str, actual: str) -> str:
+    """The skeletons of the first line where two texts differ: a divergence class finer
+    than the path (a missing notice, a BOM kept, matches where there are none, ...)."""
+    if _ENUM.fullmatch(expected) and _ENUM.fullmatch(actual):  # `bytes` vs `lines`: as is
+        return f"{visible(expected)} vs {visible(actual)}"
+    want, got = expected.split("\n"), actual.split("\n")
+    for index in range(max(len(want), len(got))):
+        a = want[index] if index < len(want) else None
+        b = got[index] if index < len(got) else None
+        if a != b:
+            return f"{_shape(a)} vs {_shape(b)}"
+    return "same lines"  # unreachable for different strings; kept total
 
 
 class Divergence(AssertionError):
