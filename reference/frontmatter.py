@@ -365,6 +365,10 @@ def _pyyaml_error(source: str, error: yaml.MarkedYAMLError) -> _MarkedError | st
     if problem == "mapping values are not allowed here":
         message, start = _implicit_key_error(source, at)
         return _MarkedError(message, start, rank=0)
+    if problem == "sequence entries are not allowed here":
+        line_start = source.rfind("\n", 0, at) + 1
+        if ":" in source[line_start:at]:
+            return _MarkedError("Unexpected block-seq-ind on same line with key", at)
     if problem == "expected <block end>, but found '-'":
         return _MarkedError("Implicit keys need to be on a single line", at)
     if problem == "expected '<document start>', but found '<stream end>'":
