@@ -20,6 +20,7 @@ from reference._jsjson import js_stringify
 from reference._utf16 import code_units, js_slice
 from reference.errors import InvalidInput
 from reference.session import (
+    SessionTree,
     build_session_context,
     js_truthy,
     session_entry_to_context_messages,
@@ -368,9 +369,10 @@ def prepare_compaction(
     """
     if path and path[-1].get("type") == "compaction":
         return None
-    previous_index = next(
-        (i for i in range(len(path) - 1, -1, -1) if path[i].get("type") == "compaction"), -1
-    )
+    tree = SessionTree.of(path)  # one pass: the context below and the messages reuse it
+    slots = tree.slots
+    others = _unslotted(slots)  # a compaction entry is one of these
+    previous_index = next((i for i in reversed(others) if path[i].get("type") == "compaction"), -1)
     previous_summary: Any = None
     start = 0
     if previous_index >= 0:
@@ -380,7 +382,7 @@ def prepare_compaction(
             (i for i, e in enumerate(path) if e.get("id") == previous.get("firstKeptEntryId")), -1
         )
         start = kept if kept >= 0 else previous_index + 1
-    tokens_before = estimate_context_tokens(build_session_context(path).messages).tokens
+    tokens_before = estimate_context_tokens(build_session_context(tree).messages).tokens
     cut = find_cut_point(path, start, len(path), settings.keep_recent_tokens)
     first_kept = (
         path[cut.first_kept_entry_index] if cut.first_kept_entry_index < len(path) else None
@@ -388,9 +390,9 @@ def prepare_compaction(
     if first_kept is None or not js_truthy(first_kept.get("id")):
         return None
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
-    to_summarize = _summarizable(path[start:history_end])
+    to_summarize = _summarizable(path, slots, start, history_end)
     prefix = (
-        _summarizable(path[cut.turn_start_index : cut.first_kept_entry_index])
+        _summarizable(path, slots, cut.turn_start_index, cut.first_kept_entry_index)
         if cut.is_split_turn
         else ()
     )
@@ -420,21 +422,36 @@ def prepare_compaction(
     )
 
 
-def _summarizable(entries: Sequence[Entry]) -> tuple[dict[str, Any], ...]:
+def _unslotted(slots: Sequence[Any]) -> list[int]:
+    """The positions whose slot is None (every entry but plain message entries)."""
+    found: list[int] = []
+    at = -1
+    while True:
+        try:
+            at = slots.index(None, at + 1)
+        except ValueError:
+            return found
+        found.append(at)
+
+
+def _summarizable(
+    path: Sequence[Entry], slots: Sequence[dict[str, Any] | None], start: int, end: int
+) -> tuple[dict[str, Any], ...]:
+    """The first message of each entry of `path[start:end]` but compactions."""
+    part = slots[start:end]
+    if None not in part:
+        return tuple(part)  # type: ignore[arg-type]  # no None in it
     out: list[dict[str, Any]] = []
-    keep = out.append
-    for entry in entries:
-        kind = entry.get("type")
-        if kind == "message":
-            message = entry.get("message")
-            if type(message) is dict and message.get("content") is not None:
-                keep(message)  # the usual entry, as session_entry_to_context_messages gives it
-                continue
-        elif kind == "compaction":
+    for offset, slot in enumerate(part, start):
+        if slot is not None:
+            out.append(slot)
+            continue
+        entry = path[offset]
+        if entry.get("type") == "compaction":
             continue
         messages = session_entry_to_context_messages(entry)
         if messages:
-            keep(messages[0])
+            out.append(messages[0])
     return tuple(out)
 
 

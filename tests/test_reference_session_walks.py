@@ -300,3 +300,60 @@ json_values = st.recursive(
 def test_tool_call_arguments_length_is_the_stringified_length(value: Any) -> None:
     """A tool call's estimate counts JSON.stringify's length without always writing it."""
     assert tokens._json_length(value) == code_units(js_stringify(value))
+
+
+def plain_prepare(path: Sequence[Any], keep: float) -> Any:
+    """prepareCompaction as Pi writes it: each step a plain pass over the path."""
+    if path and path[-1].get("type") == "compaction":
+        return None
+    kinds = [e.get("type") for e in path]
+    previous = max((i for i, k in enumerate(kinds) if k == "compaction"), default=-1)
+    start = 0
+    if previous >= 0:
+        kept_id = path[previous].get("firstKeptEntryId")
+        kept = next((i for i, e in enumerate(path) if e.get("id") == kept_id), -1)
+        start = kept if kept >= 0 else previous + 1
+    context = plain_context(path, UNSET)
+    before = tokens.estimate_context_tokens(context.messages).tokens
+    cut = plain_cut(path, start, len(path), keep)
+    first = path[cut.first_kept_entry_index] if cut.first_kept_entry_index < len(path) else None
+    if first is None or not js_truthy(first.get("id")):
+        return None
+
+    def summarizable(entries: Sequence[Any]) -> tuple[Any, ...]:
+        found = [session.session_entry_to_context_messages(e) for e in entries]
+        return tuple(
+            m[0] for e, m in zip(entries, found, strict=True) if m and e.get("type") != "compaction"
+        )
+
+    end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
+    prefix = (
+        summarizable(path[cut.turn_start_index : cut.first_kept_entry_index])
+        if cut.is_split_turn
+        else ()
+    )
+    summarized = summarizable(path[start:end])
+    if not summarized and not prefix:
+        return None
+    return (first["id"], summarized, prefix, cut.is_split_turn, before)
+
+
+@given(sessions(), st.integers(0, 30))
+def test_preparation_is_the_plain_passes(entries: list[Any], keep: int) -> None:
+    """prepare_compaction over one SessionTree gives Pi's plain passes' preparation."""
+
+    def fast() -> Any:
+        found = compaction.prepare_compaction(
+            entries, compaction.CompactionSettings(keep_recent_tokens=keep)
+        )
+        if found is None:
+            return None
+        return (
+            found.first_kept_entry_id,
+            found.messages_to_summarize,
+            found.turn_prefix_messages,
+            found.is_split_turn,
+            found.tokens_before,
+        )
+
+    _same(fast, lambda: plain_prepare(entries, keep))
