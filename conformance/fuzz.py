@@ -392,8 +392,13 @@ def fuzz_op(
         check()
     except BaseException as error:  # hypothesis raises one failure, or a group of them
         leaves = list(_leaves(error))
-        if not any(isinstance(leaf, Divergence) for leaf in leaves):
-            raise
+        for leaf in leaves:
+            if isinstance(leaf, KeyboardInterrupt | SystemExit | StartupFailed):
+                raise leaf from None
+        for leaf in leaves:  # hypothesis itself gave up (flaky replays, ...): said, not fatal
+            if not isinstance(leaf, Divergence):
+                report.errors["shrink"] += 1
+                report.error_samples.append(f"shrink: {type(leaf).__name__}: {leaf}"[:300])
         seen: set[str] = set()
         for leaf in leaves:
             if isinstance(leaf, Divergence) and leaf.signature not in seen:
