@@ -124,7 +124,7 @@ def test_case_yaml_keeps_lone_surrogates_and_odd_strings() -> None:
 def test_reference_agrees_with_itself_over_the_wire() -> None:
     wire = WireImplementation([sys.executable, "-m", "conformance.adapters.reference"])
     try:
-        reports = fuzz.fuzz(wire, ReferenceImplementation(), ops=None, examples=6, seed=3)
+        reports = fuzz.fuzz(wire, ReferenceImplementation(), ops=None, examples=4, seed=3)
     finally:
         wire.close()
     assert {r.op for r in reports} == set(OP_ARGS)
@@ -165,7 +165,7 @@ def test_cli_reports_a_crashing_implementation_and_goes_on(
 ) -> None:
     out = tmp_path / "report.json"
     impl = f"{sys.executable} {FAKE} crash"
-    args = ["--op", "format.size", "--examples", "3", "--seed", "5", "--json", str(out), "-q"]
+    args = ["--op", "format.size", "--examples", "2", "--seed", "5", "--json", str(out), "-q"]
     code = main(["fuzz", "--impl", impl, "--against", "reference", *args])
     assert code == 3  # no divergence, but errors
     (op,) = json.loads(out.read_text())["ops"]
