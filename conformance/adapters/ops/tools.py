@@ -193,12 +193,12 @@ def ripgrep() -> str:
 
 def _grep_in(root: Path, rg: str, call: _GrepCall) -> dict[str, Any]:
     """Pi's grep on the laid-out tree: resolve, stat, spawn rg as Pi does, render."""
-    cwd = _resolved(real_path(root, call.cwd))
+    # resolved in the virtual tree, where ".." stops at "/" (nothing outside it is searched)
+    virtual_cwd = _resolved(call.cwd)
     search = _pi_path(call.path)
-    if search.startswith("/"):
-        search_path = _resolved(real_path(root, search))
-    else:
-        search_path = _resolved(posixpath.join(cwd, search))
+    virtual_search = _resolved(search if search.startswith("/") else f"{virtual_cwd}/{search}")
+    cwd = real_path(root, virtual_cwd)
+    search_path = real_path(root, virtual_search)
     try:
         is_directory = stat.S_ISDIR(os.stat(search_path).st_mode)
     except (OSError, ValueError):
