@@ -184,8 +184,9 @@ def sample(mutants: Sequence[Mutant], per_module: int | None, seed: int) -> list
 
 
 def skip(db: WorkDB, mutants: Iterable[Mutant], why: str) -> None:
-    for m in mutants:
-        db.set_result(m.job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output=why))
+    # one transaction: a commit per mutant takes minutes over thousands of them
+    result = WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output=why)
+    db.set_multiple_results([m.job_id for m in mutants], result)
 
 
 def run_shard(
