@@ -33,9 +33,11 @@ import functools
 import os
 import secrets
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import weakref
 from collections.abc import Mapping, Sequence
@@ -62,20 +64,25 @@ from conformance.protocol import (
 
 __all__ = [
     "DEFAULT_MAX_ANSWER_BYTES",
+    "RUN_VARIABLE",
     "STDERR_TAIL_BYTES",
     "TOKEN_VARIABLE",
     "WireImplementation",
+    "join_run",
+    "run_dir",
 ]
 
 DEFAULT_MAX_ANSWER_BYTES: Final = 64 * 1024 * 1024
 STDERR_TAIL_BYTES: Final = 8 * 1024
 TOKEN_VARIABLE: Final = "CTXSPEC_IMPL_TOKEN"  # set in the child's environment, inherited
+RUN_VARIABLE: Final = "CTXSPEC_RUN_DIR"  # the run's temp dir, in every process of the run
 _GIVE_UP_AFTER_STARTUP_FAILURES: Final = 3
 _CHUNK: Final = 64 * 1024
 _POLL: Final = 0.05  # seconds between checks that a silent child still lives
 _SETTLE: Final = 0.2  # seconds a dead child's last stderr words may take to arrive
 _KILL_BOUND: Final = 3.0  # seconds the tree kill may take, a fork bomb included
 _PR_SET_CHILD_SUBREAPER: Final = 36  # <linux/prctl.h>
+_TMP_VARIABLES: Final = ("TMPDIR", "TMP", "TEMP")  # where Node, Python and others make temp files
 
 
 # --- the process tree -------------------------------------------------------------------
@@ -120,8 +127,8 @@ def _carries(pid: int, token: bytes, pipes: frozenset[str]) -> bool:
     return False
 
 
-def _members(root: int, token: bytes, pipes: frozenset[str]) -> dict[int, tuple[str, int]]:
-    """Every live process of the tree `root` started: pid -> (state, ppid)."""
+def _members(root: int | None, token: bytes, pipes: frozenset[str]) -> dict[int, tuple[str, int]]:
+    """Every live process of the tree `root` started, or carrying `token`: pid -> state, ppid."""
     table = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit() and (stat := _stat(entry)) is not None:
@@ -141,10 +148,14 @@ def _members(root: int, token: bytes, pipes: frozenset[str]) -> dict[int, tuple[
     return {pid: (table[pid][0], table[pid][1]) for pid in found}
 
 
-def _kill_tree(root: int, token: bytes, pipes: frozenset[str]) -> None:
-    """SIGKILL `root`'s group and every member of its tree until none is left; reap orphans."""
-    with contextlib.suppress(OSError):
-        os.killpg(root, signal.SIGKILL)
+def _kill_tree(root: int | None, token: bytes, pipes: frozenset[str]) -> None:
+    """SIGKILL `root`'s group and every member of its tree until none is left; reap orphans.
+
+    With `root` None: every process carrying `token`, and their descendants (the run sweep).
+    """
+    if root is not None:
+        with contextlib.suppress(OSError):
+            os.killpg(root, signal.SIGKILL)
     if not os.path.isdir("/proc/self"):
         return  # no process table to read: the group kill is all there is
     deadline = time.monotonic() + _KILL_BOUND
@@ -174,6 +185,50 @@ def _kill_tree(root: int, token: bytes, pipes: frozenset[str]) -> None:
 _LIVE: weakref.WeakSet[_Child] = weakref.WeakSet()
 
 
+_RUN: list[str] = []  # this run's temp dir, once made or joined
+
+
+def run_dir() -> str:
+    """This run's private temp dir (random name, mode 0700), made on first use.
+
+    Every implementation process gets a temp dir of its own inside it (its TMPDIR) and
+    `CTXSPEC_RUN_DIR` in its environment. At the exit of the process that made it (Ctrl-C
+    and SIGTERM included, see the plugin), every process whose environment carries it is
+    killed, with its descendants, and the directory is removed whole. An xdist worker
+    `join_run`s its controller's instead, so the controller's exit sweeps the workers'
+    leftovers too, even when a worker could not clean up after itself.
+    """
+    if not _RUN:
+        made = tempfile.mkdtemp(prefix="ctxspec-run-")
+        _RUN.append(made)
+        atexit.register(_sweep_run, made)
+    return _RUN[0]
+
+
+def join_run(path: str) -> None:
+    """Use another process's run dir (an xdist worker its controller's); it sweeps it."""
+    if not _RUN and os.path.isdir(path):
+        _RUN.append(path)
+
+
+def _sweep_run(path: str) -> None:
+    """The end of a run: its workers' and implementations' leftovers, processes and files."""
+    if os.path.isdir("/proc/self"):
+        _kill_tree(None, f"{RUN_VARIABLE}={path}\0".encode(), frozenset())
+    _remove_tree(path)
+
+
+def _remove_tree(path: str) -> None:
+    """Remove a directory tree, also directories an implementation made unreadable (mode 0)."""
+    for root, dirs, _ in os.walk(path):  # top-down: each directory unlocked before it is read
+        for name in dirs:
+            inner = os.path.join(root, name)
+            if not os.path.islink(inner):  # never chmod through a link, out of the tree
+                with contextlib.suppress(OSError):
+                    os.chmod(inner, 0o700)
+    shutil.rmtree(path, ignore_errors=True)
+
+
 @atexit.register
 def _kill_the_living() -> None:
     """At interpreter exit, no implementation outlives the runner."""
@@ -196,17 +251,26 @@ class _Child:
     ) -> None:
         _become_subreaper()
         self.token = secrets.token_hex(16)
-        child_env = dict(os.environ if env is None else env, **{TOKEN_VARIABLE: self.token})
-        self.process = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=child_env,
-            cwd=cwd,
-            bufsize=0,
-            start_new_session=True,  # its own group and session, so both can be killed
-        )
+        # a private temp dir (random name, mode 0700), removed with the tree: whatever the
+        # implementation leaves in its TMPDIR, killed mid-request or not, goes with it
+        self.tmpdir = tempfile.mkdtemp(prefix="impl-", dir=run_dir())
+        scratch = dict.fromkeys(_TMP_VARIABLES, self.tmpdir)
+        marks = {TOKEN_VARIABLE: self.token, RUN_VARIABLE: run_dir()}
+        child_env = dict(os.environ if env is None else env, **scratch, **marks)
+        try:
+            self.process = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=child_env,
+                cwd=cwd,
+                bufsize=0,
+                start_new_session=True,  # its own group and session, so both can be killed
+            )
+        except OSError:
+            _remove_tree(self.tmpdir)
+            raise
         assert self.process.stdin and self.process.stdout and self.process.stderr
         self._in = self.process.stdin.fileno()
         self._out = self.process.stdout.fileno()
@@ -411,6 +475,7 @@ class _Child:
                 if stream is not None:
                     stream.close()
         self._out_open = self._err_open = False
+        _remove_tree(self.tmpdir)
         _LIVE.discard(self)
 
 
