@@ -13,10 +13,11 @@ an entry that is not an object, these functions raise `InvalidInput` instead.
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Final
@@ -59,6 +60,22 @@ _JS_SPACE: Final = (
 _JSON_SPACE: Final = re.compile(r"[ \t\n\r]*")
 
 Entry = Mapping[str, Any]
+
+_Scanned = tuple[dict[Any, int], list[int], list[int], list[dict[str, Any] | None]]
+
+
+def _c_pass() -> Callable[[Sequence[Any]], _Scanned | None] | None:
+    """`scan` of `reference._sessions` (setup.py builds it where it can), or None."""
+    try:
+        module = importlib.import_module("reference._sessions")
+    except ImportError:  # pragma: no cover - built by every install with a compiler
+        return None
+    scan: Callable[[Sequence[Any]], _Scanned | None] = module.scan
+    return scan
+
+
+# SessionTree.of's pass in C: the Python scan's values for plain dict entries with str ids
+_C_SCAN: Final = _c_pass()
 
 
 class _Unset:
@@ -179,6 +196,9 @@ class SessionTree:
         """
         if isinstance(entries, SessionTree):
             return entries
+        found = _C_SCAN(entries) if _C_SCAN is not None else None
+        if found is not None:  # plain dicts with str ids: the same values, from C
+            return cls(entries, *found)
         return cls._scan(
             entries, positions={}, breaks=[], headers=[], slots=[], previous=None, position=0
         )

@@ -222,6 +222,24 @@ class TestSessionTree:
             lambda: plain_path([*entries, *more], leaf_id),
         )
 
+    @pytest.mark.skipif(session._C_SCAN is None, reason="the C pass is not built")
+    @given(sessions(), st.booleans())
+    def test_the_c_pass_is_the_python_scan(self, entries: list[Any], as_tuple: bool) -> None:
+        """reference/_sessions.c gives the Python scan's values, or None to leave it to it."""
+        given_entries: Sequence[Any] = tuple(entries) if as_tuple else entries
+        assert session._C_SCAN is not None
+        found = session._C_SCAN(given_entries)
+        plain = session.SessionTree._scan(
+            given_entries, positions={}, breaks=[], headers=[], slots=[], previous=None, position=0
+        )
+        if found is None:  # only where some id is not a str
+            assert not all(type(e.get("id")) is str for e in entries)
+            return
+        positions, breaks, headers, slots = found
+        assert positions == plain.positions and list(positions) == list(plain.positions)
+        assert (breaks, headers) == (plain.breaks, plain.headers)
+        assert all(a is b for a, b in zip(slots, plain.slots, strict=True))
+
     def test_a_long_chain_is_one_slice(self) -> None:
         """A chain of 10,000 entries is one run: its path needs no lookup per entry."""
         entries = [
