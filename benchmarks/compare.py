@@ -5,8 +5,13 @@ programs timed on the same input in the same run moves much less. So the gate co
 ratios only, each "higher is better" (the reference's throughput over Pi's or over the
 machine's own commands), and fails when one falls more than `tolerance` below its
 baseline. Ratios missing on either side (a size not run, Pi not installed) are listed,
-never failed. The session-helper ratios are listed but not gated: they time a few
-milliseconds in two processes (pytest-benchmark, then Node), and two runs minutes apart
+never failed.
+
+Session helpers: a run's `results["sessions"]` is `session_figures.figures()` (both
+implementations timed in the same rounds, interleaved, medians). Its ratios at
+`SESSION_GATE_ENTRIES` entries and more are gated, except `estimate_context_tokens`
+(microseconds in both). Session ratios computed from `sessionsMs` alone (pytest-benchmark,
+then Node minutes later) are listed with the suffix `SEPARATE`, never gated: two such runs
 moved them by up to 2x on this machine, where the streaming and batch ratios moved < 35%.
 """
 
@@ -22,6 +27,9 @@ BASELINE = Path(__file__).resolve().parent / "baseline.json"
 # measurements of the same thing, so a fall has to exceed 30% to count
 TOLERANCE = 0.3
 
+SESSION_GATE_ENTRIES = 100000
+UNGATED_SESSION_HELPERS = frozenset({"estimate_context_tokens"})
+SEPARATE = " (separate runs)"
 _PI_STREAM = "Pi 0.85.0 (tail + persist)"
 _STREAM_RATIOS = {  # (reference measure, other measure)
     "tail + persist / Pi": ("reference tail + persist", _PI_STREAM),
@@ -53,6 +61,10 @@ def ratios(results: dict[str, Any]) -> dict[str, float]:
                 out[f"batch {size}: {label} reference / Pi"] = (
                     row["pi"][key] / row["reference"][key]
                 )
+    interleaved = results.get("sessions")
+    if interleaved:
+        out.update({str(k): float(v) for k, v in interleaved.get("ratios", {}).items()})
+        return out
     sessions = results.get("sessionsMs", {})
     for name, points in sessions.items():
         if not name.startswith("reference "):
@@ -62,13 +74,23 @@ def ratios(results: dict[str, Any]) -> dict[str, float]:
         pi = sessions.get("Pi " + head + "".join(part.title() for part in rest), {})
         for size, ms in points.items():
             if pi.get(size):
-                out[f"sessions {size}: {function} reference / Pi"] = pi[size] / ms
+                out[f"sessions {size}: {function} reference / Pi{SEPARATE}"] = pi[size] / ms
     return out
 
 
 def gated(name: str) -> bool:
     """Whether a ratio can fail the gate (see the module docstring)."""
-    return not name.startswith("sessions ")
+    if not name.startswith("sessions "):
+        return True
+    if name.endswith(SEPARATE):
+        return False
+    size, _, rest = name.removeprefix("sessions ").partition(": ")
+    helper = rest.removesuffix(" reference / Pi")
+    return (
+        size.isdigit()
+        and int(size) >= SESSION_GATE_ENTRIES
+        and helper not in UNGATED_SESSION_HELPERS
+    )
 
 
 def compare(
