@@ -418,7 +418,9 @@ def navigate_tree(
     message (whose text becomes `editor_text`). With `summarize` and entries to
     summarise, a `branch_summary` child of the new leaf is appended (`fromId` = the old
     leaf, or "root"). Raises `InvalidInput` for an unknown target and `SummaryRefused`
-    (nothing appended) when the reply cannot be a summary (LCA-5).
+    (nothing appended) when the reply cannot be a summary (LCA-5). `entries` may be a
+    `SessionTree` (indexed once, as Pi's session holds its manager); the result keeps it,
+    so `context()` extends it by the appended entries instead of indexing them all again.
     """
     tree = SessionTree.of(entries)
     entries = tree.entries

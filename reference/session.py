@@ -2,10 +2,17 @@
 
 Decides which messages a session gives the model: `parse_session_entries` (JSONL, v3),
 `index_entries` (id -> entry, a later duplicate winning, as Pi's map does),
+`SessionTree` (the entries indexed once, what Pi's `SessionManager` holds),
 `build_session_path` (root -> leaf by `parentId`), `build_context_entries` (the latest
 compaction's projection, SS-1), `session_entry_to_context_messages`, and
 `build_session_context` (messages, thinking level, model). `check_tree` is the strict
 check Pi does not make: duplicate ids, missing parents, cycles.
+
+The helpers take a list of entries or a `SessionTree`. A path is walked as runs of
+entries each the child of the one before (how session files are written), so it costs
+a slice per branch point rather than a lookup per entry; with repeated ids, or on a
+cycle, the plain walk one `parentId` at a time answers instead. Context messages are
+the entries' own message objects, as in Pi: copy one before changing it.
 
 Entries are Pi's JSON objects. Where Pi follows a `parentId` cycle forever, or throws on
 an entry that is not an object, these functions raise `InvalidInput` instead.
