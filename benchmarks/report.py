@@ -1,6 +1,8 @@
 """`ctxspec bench`: one command for the whole benchmark report, with plots.
 
     ctxspec bench [SIZE ...] [--batch SIZE,...] [--compare] [--save-baseline]
+    ctxspec bench --impl A [--impl B ...] [SIZE ...] [--batch SIZE,...] [--entries N,...]
+                  [--flavours F,...] [--rounds R] [--ratio-to IMPL]
 
 Runs, in one process and one sitting: the streaming-tail figures (reference, the real Pi
 timed inside Node, the machine's `wc`/`cat`/`dd`/`tail`/`tee`) per size (default 1MiB
@@ -11,6 +13,14 @@ four plots (throughput, ratio to Pi and peak memory against input size; session 
 against entries). `--compare` checks this run's ratios against `benchmarks/baseline.json`
 (`benchmarks/compare.py`) and exits 1 on a regression; `--save-baseline` rewrites it.
 Figures are one run's medians on whatever machine runs it: compare ratios, not times.
+
+With `--impl` (repeatable: reference, pi@VERSION, NAME@VERSION or a protocol v1 command)
+it writes instead one report with every implementation side by side, measured over the
+protocol's bench extension where the implementation has it (`impls.py`,
+`impls_report.py`): streaming tail per size and flavour, batch head/tail per size (the
+stream sizes unless `--batch` is given), session helpers per length (`--entries`,
+default 1000,10000,100000), peak memory of each process, every answer checked against
+the reference's.
 """
 
 from __future__ import annotations
@@ -37,8 +47,12 @@ sys.path.insert(0, str(HERE))
 import batch_figures  # noqa: E402  (sibling scripts, not an installed package)
 import compare  # noqa: E402
 import estimate_accuracy  # noqa: E402
+import impls_report  # noqa: E402
 import stream_figures  # noqa: E402
 import stream_memory  # noqa: E402
+
+from conformance.adapters import canonical_name  # noqa: E402
+from corpora.generators.logs import STREAM_FLAVOURS  # noqa: E402
 
 SESSION_SIZES = "1000,10000,100000"
 
@@ -144,25 +158,85 @@ def _memory_series(memory: dict[str, dict[str, float | None]]) -> dict[str, dict
 def _arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="ctxspec bench")
     parser.add_argument("sizes", nargs="*", default=["1MiB", "16MiB", "64MiB"])
-    parser.add_argument("--batch", default="16MiB,64MiB", help="batch head/tail sizes")
+    parser.add_argument(
+        "--batch", default=None, help="batch head/tail sizes (16MiB,64MiB; with --impl: SIZE ...)"
+    )
     parser.add_argument("--compare", action="store_true", help="gate on benchmarks/baseline.json")
     parser.add_argument("--baseline", type=Path, default=compare.BASELINE)
     parser.add_argument("--tolerance", type=float, default=compare.TOLERANCE)
     parser.add_argument("--save-baseline", action="store_true", help="write this run's ratios")
+    parser.add_argument(
+        "--impl",
+        action="append",
+        default=[],
+        help="an implementation to measure side by side (repeatable): reference, pi@VERSION, "
+        "NAME@VERSION or a command speaking protocol v1",
+    )
+    parser.add_argument("--entries", default=SESSION_SIZES, help="session lengths (with --impl)")
+    parser.add_argument(
+        "--flavours",
+        default=",".join(STREAM_FLAVOURS),
+        help="stream log flavours (with --impl)",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="requests per figure (with --impl)")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per request")
+    parser.add_argument(
+        "--ratio-to", help="ratios against this implementation (default: the first pi@)"
+    )
     return parser.parse_args(argv)
+
+
+def _sizes(text: str) -> list[str]:
+    return [s for s in text.split(",") if s]
+
+
+def _main_impls(options: argparse.Namespace, out: Path, stamp: str) -> int:
+    """`--impl`: every implementation side by side (`impls_report.py`)."""
+    labels = [canonical_name(spec) for spec in options.impl]
+    ratio_to = options.ratio_to and canonical_name(options.ratio_to)
+    if ratio_to is None:
+        ratio_to = next((label for label in labels if label.startswith("pi@")), "reference")
+    if ratio_to not in ["reference", *labels]:
+        print(f"ctxspec bench: --ratio-to {ratio_to} is not among the --impl", file=sys.stderr)
+        return 2
+    flavours = [f for f in options.flavours.split(",") if f]
+    unknown = sorted(set(flavours) - set(STREAM_FLAVOURS))
+    if unknown or options.rounds < 1:
+        what = f"unknown flavours {unknown}" if unknown else "--rounds must be at least 1"
+        print(f"ctxspec bench: {what} (flavours: {', '.join(STREAM_FLAVOURS)})", file=sys.stderr)
+        return 2
+    results = impls_report.run(
+        options.impl,
+        sizes=options.sizes,
+        truncate_sizes=options.sizes if options.batch is None else _sizes(options.batch),
+        entries=[int(n) for n in options.entries.split(",") if n],
+        flavours=flavours,
+        rounds=options.rounds,
+        timeout=options.timeout,
+    )
+    print(impls_report.write(results, out, stamp, ratio_to))
+    return 0
 
 
 def main(argv: list[str]) -> int:
     options = _arguments(argv)
+    if options.impl and (options.compare or options.save_baseline):
+        print(
+            "ctxspec bench: --compare and --save-baseline gate the default report (no --impl)",
+            file=sys.stderr,
+        )
+        return 2
     sizes = options.sizes
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     out = Path.cwd() / "reports" / f"bench-{stamp}"
     out.mkdir(parents=True, exist_ok=True)
     print(f"ctxspec bench: writing {out}", file=sys.stderr)
+    if options.impl:
+        return _main_impls(options, out, stamp)
     stream_table, measured = _captured(stream_figures.main, sizes)
     throughput = _throughput(measured)
     memory_table, memory = _captured(stream_memory.main, sizes)
-    batch_sizes = [s for s in options.batch.split(",") if s]
+    batch_sizes = _sizes(options.batch or "16MiB,64MiB")
     batch_table, batch = _captured(batch_figures.main, batch_sizes)
     sessions = _sessions(out)
     results = {

@@ -12,6 +12,7 @@
     ctxspec fuzz --impl X [--against pi@0.85.0] [--op OP] [--examples N] [--seed S]
                  [--write-cases DIR]   differential fuzzing; minimal divergences as cases
     ctxspec bench [SIZE ...] [--compare]  benchmark report with plots; ratio gate (bench group)
+    ctxspec bench --impl A --impl B [SIZE ...]  any implementations side by side in one report
 
 Exit status: 0 when nothing failed, errored or passed unexpectedly; pytest's otherwise
 (1 failures, 2 interrupted, a broken corpus or an install that failed, 4 bad usage,
@@ -231,6 +232,12 @@ def _bench(options: argparse.Namespace) -> int:
         command += ["--tolerance", str(options.tolerance)]
     if options.save_baseline:
         command.append("--save-baseline")
+    for spec in options.impl:
+        command += ["--impl", spec]
+    for flag in ("entries", "flavours", "rounds", "timeout", "ratio_to"):
+        value = getattr(options, flag)
+        if value is not None:
+            command += [f"--{flag.replace('_', '-')}", str(value)]
     return subprocess.run(command, check=False).returncode
 
 
@@ -295,6 +302,18 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--baseline", type=Path, help="baseline file (benchmarks/baseline.json)")
     bench.add_argument("--tolerance", type=float, help="allowed fall of a ratio (0.25)")
     bench.add_argument("--save-baseline", action="store_true", help="write this run's ratios")
+    bench.add_argument(
+        "--impl",
+        action="append",
+        default=[],
+        help="measure this implementation too, side by side in one report (repeatable): "
+        "reference, pi@VERSION, NAME@VERSION or a command speaking protocol v1",
+    )
+    bench.add_argument("--entries", metavar="N,...", help="session lengths (1000,10000,100000)")
+    bench.add_argument("--flavours", metavar="F,...", help="stream log flavours (all five)")
+    bench.add_argument("--rounds", type=int, help="requests per figure, medians (3)")
+    bench.add_argument("--timeout", type=float, help="seconds per request (600)")
+    bench.add_argument("--ratio-to", help="ratios against this one (the first pi@ given)")
     bench.set_defaults(run=_bench)
     return parser
 

@@ -1,0 +1,508 @@
+"""Any implementation measured over protocol v1: `ctxspec bench --impl X` (one or more).
+
+Each implementation runs as its own process (the reference too, `python -m
+conformance.adapters.reference`), a fresh one per input size or session length, so its
+peak memory (`VmHWM` of the process and its descendants, read from /proc) belongs to
+that size alone. Every request is sent `rounds` times and reported as medians.
+
+- **With the bench extension** (`bench.stream`, `bench.truncate`, `bench.session` in
+  `hello`) the implementation reads the input file itself and reports the nanoseconds of
+  the measured work (`elapsedNs`) and of the whole request (`requestNs`). The runner
+  times every request by its own clock too: a request that took longer than the
+  implementation's `requestNs` plus what transport can explain (twice the round trip of a
+  `hello`, the answer's bytes at 20 MiB/s, 20 ms and a tenth of the wall time) is
+  *under-reported*, one that claims more than the wall time *over-reported*; either way
+  its figure is the wall time, flagged.
+- **Without it**, the ordinary ops measure what they can (`stream.tail` with the chunks
+  in base64, `truncate.head`/`truncate.tail` with the whole text, `session.context`,
+  `compaction.cut_point`, `compaction.prepare`, `branch.collect`, `session.navigate`):
+  the figure is the wall time of the request, transport (JSON encoding both ways, the
+  pipe) included, and the report says so.
+
+Every answer, of every round, is checked against the reference's answer to the same
+request (a persisted full output by its SHA-256 and size, the file then deleted): a
+wrong answer is reported as wrong, whatever its time.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+import os
+import shlex
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from conformance.adapters import canonical_name
+from conformance.adapters.named import InstallError, install, parse_named
+from conformance.adapters.wire import WireImplementation
+from conformance.errors import AdapterError
+
+__all__ = [
+    "HELPERS",
+    "Bench",
+    "Group",
+    "Measure",
+    "Suspect",
+    "first_difference",
+    "open_target",
+    "peak_kib",
+]
+
+HELPERS: Final = (
+    "buildSessionContext",
+    "findCutPoint",
+    "prepareCompaction",
+    "collectEntriesForBranchSummary",
+    "navigation",
+)
+CHUNK: Final = 64 * 1024
+ANSWER_CAP: Final = 1 << 30  # a session context of 1M entries is a few hundred MiB
+# what transport may add to a request, on a loaded 2-core machine: JSON out of the child
+# and into the runner at 5 MB/s (measured near 10), 50 ms, a quarter of the wall time
+TRANSPORT_NS_PER_BYTE: Final = 200
+SLACK_NS: Final = 50_000_000
+CLOCK_SLACK_NS: Final = 1_000_000  # two processes' monotonic clocks, rounding
+NAVIGATION_STAMP: Final = "1970-01-01T00:00:00.000Z"
+NAN: Final = float("nan")  # no figure
+NOTHING: Final = object()  # no reference answer to check against
+
+Verdict = Literal["ok", "wrong", "under-reports", "over-reports", "error"]
+Via = Literal["bench", "transport"]
+
+
+class Suspect(Exception):
+    """An answer or a clock reading that cannot be taken as the implementation's figure."""
+
+    def __init__(self, verdict: Verdict, detail: str) -> None:
+        super().__init__(detail)
+        self.verdict: Verdict = verdict
+        self.detail = detail
+
+
+def open_target(spec: str, *, timeout: float) -> WireImplementation:
+    """`spec` as `ctxspec conform` resolves it, always as a process of its own."""
+    if spec == "reference":
+        argv = [sys.executable, "-m", "conformance.adapters.reference"]
+        return WireImplementation(
+            argv, name="reference", timeout=timeout, max_answer_bytes=ANSWER_CAP
+        )
+    named = parse_named(spec)
+    if named is not None:
+        launch = install(named, quiet=True)
+        env = dict(os.environ, **launch.env)
+        return WireImplementation(
+            launch.argv, name=launch.name, timeout=timeout, env=env, max_answer_bytes=ANSWER_CAP
+        )
+    argv = shlex.split(spec)
+    if not argv:
+        raise ValueError("--impl needs `reference`, NAME@VERSION or a command")
+    return WireImplementation(argv, name=spec, timeout=timeout, max_answer_bytes=ANSWER_CAP)
+
+
+def _descendants(pid: int) -> Iterator[int]:
+    yield pid
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return
+    for task in tasks:
+        try:
+            children = Path(f"/proc/{pid}/task/{task}/children").read_text().split()
+        except OSError:
+            continue
+        for child in children:
+            yield from _descendants(int(child))
+
+
+def peak_kib(pid: int | None) -> int | None:
+    """The largest `VmHWM` of `pid` and its descendants (KiB), or None if unreadable."""
+    if pid is None:
+        return None
+    peaks = []
+    for member in _descendants(pid):
+        try:
+            status = Path(f"/proc/{member}/status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                peaks.append(int(line.split()[1]))
+    return max(peaks) if peaks else None
+
+
+def first_difference(ours: Any, theirs: Any, where: str = "") -> str | None:
+    """Where `theirs` first departs from `ours` (a JSON path and both values), or None."""
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        for key in sorted(set(ours) | set(theirs)):
+            if key not in theirs:
+                return f"{where}/{key}: missing"
+            if key not in ours:
+                return f"{where}/{key}: not in the reference's answer"
+            found = first_difference(ours[key], theirs[key], f"{where}/{key}")
+            if found:
+                return found
+        return None
+    if isinstance(ours, list) and isinstance(theirs, list):
+        if len(ours) != len(theirs):
+            return f"{where}: {len(theirs)} items, the reference has {len(ours)}"
+        for n, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+            found = first_difference(a, b, f"{where}/{n}")
+            if found:
+                return found
+        return None
+    if isinstance(ours, bool) is isinstance(theirs, bool) and ours == theirs:
+        return None
+    if isinstance(ours, str) and isinstance(theirs, str):
+        at = next((n for n, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b), None)
+        at = min(len(ours), len(theirs)) if at is None else at
+        shown = [
+            json.dumps(v[max(0, at - 20) : at + 40], ensure_ascii=False) for v in (theirs, ours)
+        ]
+        return (
+            f"{where or '(top)'}: strings of {len(theirs)} and {len(ours)} (reference) chars "
+            f"part at char {at}: …{shown[0]}… against …{shown[1]}…"
+        )
+    shown = [json.dumps(v, ensure_ascii=False)[:80] for v in (theirs, ours)]
+    return f"{where or '(top)'}: {shown[0]}, the reference has {shown[1]}"
+
+
+def _digest_persisted(answer: dict[str, Any]) -> dict[str, Any]:
+    """A bench.stream answer in stream.tail's shape: the persisted file hashed, then deleted."""
+    out = {k: v for k, v in answer.items() if k != "persistedPath"}
+    path = answer.get("persistedPath")
+    if isinstance(path, str):
+        file = Path(path)
+        digest = hashlib.sha256()
+        size = 0
+        with file.open("rb") as stream:
+            while block := stream.read(1 << 20):
+                digest.update(block)
+                size += len(block)
+        file.unlink()
+        out["persistedSha256"] = digest.hexdigest()
+        out["persistedBytes"] = size
+    return out
+
+
+@dataclass(slots=True)
+class Measure:
+    """One implementation on one input: medians of its rounds, and whether to trust them."""
+
+    via: Via
+    seconds: float  # the implementation's own figure, or the wall time when via transport
+    wall_seconds: float
+    verdict: Verdict = "ok"
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "via": self.via,
+            "seconds": None if math.isnan(self.seconds) else self.seconds,
+            "wallSeconds": None if math.isnan(self.wall_seconds) else self.wall_seconds,
+            "verdict": self.verdict,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One measured request, by both routes: the bench op and the ordinary op."""
+
+    bench_op: str
+    bench_args: dict[str, Any]
+    plain_op: str
+    plain_args: Callable[[], dict[str, Any]]  # built only when used (it may be large)
+    plain_answer: Callable[[Any], Any] = lambda result: result  # to the bench answer's shape
+
+
+@dataclass
+class Bench:
+    """One implementation's process for one group of requests (one size or session)."""
+
+    spec: str
+    timeout: float = 600.0
+    rounds: int = 3
+    impl: WireImplementation = field(init=False)
+    ping_ns: int = 0
+
+    def __post_init__(self) -> None:
+        self.spec = canonical_name(self.spec)
+        self.impl = open_target(self.spec, timeout=self.timeout)
+
+    def __enter__(self) -> Bench:
+        self.impl.hello  # noqa: B018  (started and handshaken before the clock runs)
+        pings = []
+        for _ in range(5):
+            start = time.perf_counter_ns()
+            self.impl.call("hello", {"protocol": 1})
+            pings.append(time.perf_counter_ns() - start)
+        self.ping_ns = int(statistics.median(pings))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.impl.close()
+
+    @property
+    def hello(self) -> Mapping[str, Any]:
+        return self.impl.hello
+
+    def via(self, request: Request) -> Via | None:
+        if request.bench_op in self.impl.ops:
+            return "bench"
+        if request.plain_op in self.impl.ops:
+            return "transport"
+        return None
+
+    def peak_kib(self) -> int | None:
+        return peak_kib(self.impl.pid)
+
+    def _call(self, op: str, args: Mapping[str, Any]) -> tuple[Any, int]:
+        start = time.perf_counter_ns()
+        reply = self.impl.call(op, args)
+        wall = time.perf_counter_ns() - start
+        if reply.error is not None:
+            raise Suspect("error", f"{op}: {reply.error.type}: {reply.error.message[:300]}")
+        return reply.result, wall
+
+    def _clock(self, rounds: Sequence[tuple[int, int, int, int]]) -> str | None:
+        """Why the implementation's own times cannot be believed, or None.
+
+        `rounds` holds (wall, requestNs, elapsedNs, answer bytes) of each round; the
+        medians are compared, so one round disturbed by the machine flags nothing.
+        """
+        wall, whole, elapsed, size = (
+            int(statistics.median(r[i] for r in rounds)) for i in range(4)
+        )
+        if elapsed > whole + CLOCK_SLACK_NS or whole > wall + CLOCK_SLACK_NS:
+            return (
+                f"over-reports: elapsedNs {elapsed} / requestNs {whole} against a wall time "
+                f"of {wall} ns (medians)"
+            )
+        allowance = 2 * self.ping_ns + size * TRANSPORT_NS_PER_BYTE + SLACK_NS + wall // 4
+        if wall - whole > allowance:
+            return (
+                f"under-reports: requestNs {whole} but the request took {wall} ns "
+                f"(transport explains at most {allowance} ns; medians)"
+            )
+        return None
+
+    def measure(self, request: Request, expected: Any = NOTHING) -> tuple[Measure, Any]:
+        """Run `request` `rounds` times; the measure and the (normalised) answer."""
+        via = self.via(request)
+        assert via is not None, "ask `via` first"
+        own: list[int] = []
+        walls: list[int] = []
+        clocks: list[tuple[int, int, int, int]] = []
+        answer: Any = None
+        verdict: Verdict = "ok"
+        detail = ""
+        try:
+            plain = request.plain_args() if via == "transport" else {}
+            for _ in range(self.rounds):
+                if via == "bench":
+                    result, wall = self._call(request.bench_op, request.bench_args)
+                    answer = result["answer"]
+                    size = len(json.dumps(answer, separators=(",", ":")))
+                    clocks.append((wall, result["requestNs"], result["elapsedNs"], size))
+                    if request.bench_op == "bench.stream":
+                        answer = _digest_persisted(answer)
+                    own.append(result["elapsedNs"])
+                else:
+                    result, wall = self._call(request.plain_op, plain)
+                    answer = request.plain_answer(result)
+                    own.append(wall)
+                walls.append(wall)
+                if expected is not NOTHING and verdict == "ok":
+                    difference = first_difference(expected, answer)
+                    if difference is not None:
+                        verdict, detail = "wrong", f"differs from the reference at {difference}"
+        except Suspect as suspect:
+            return Measure(via, NAN, NAN, suspect.verdict, suspect.detail), None
+        except AdapterError as error:
+            return Measure(via, NAN, NAN, "error", str(error)[:300]), None
+        wall_seconds = statistics.median(walls) / 1e9
+        seconds = statistics.median(own) / 1e9
+        clock = self._clock(clocks) if clocks else None
+        if clock is not None:
+            seconds = wall_seconds
+            if verdict == "ok":
+                kind, _, _ = clock.partition(":")
+                verdict = "under-reports" if kind == "under-reports" else "over-reports"
+                detail = clock
+        return Measure(via, seconds, wall_seconds, verdict, detail), answer
+
+
+def _chunks_b64(path: Path) -> list[str]:
+    with path.open("rb") as stream:
+        return [
+            base64.b64encode(block).decode("ascii")
+            for block in iter(lambda: stream.read(CHUNK), b"")
+        ]
+
+
+def stream_request(path: Path) -> Request:
+    """The streaming tail of `path` in 64 KiB chunks, persisting, Pi's default limits."""
+    return Request(
+        "bench.stream",
+        {"path": str(path), "chunkBytes": CHUNK, "persistIfTruncated": True},
+        "stream.tail",
+        lambda: {"chunksB64": _chunks_b64(path), "persistIfTruncated": True},
+    )
+
+
+def truncate_request(path: Path, side: str) -> Request:
+    """truncateHead / truncateTail of the whole file, Pi's default limits."""
+    return Request(
+        "bench.truncate",
+        {"path": str(path), "side": side},
+        f"truncate.{side}",
+        lambda: {"content": path.read_bytes().decode("utf-8", "replace")},
+    )
+
+
+def _navigation(result: Mapping[str, Any]) -> dict[str, Any]:
+    if "error" in result:
+        raise Suspect("error", f"session.navigate: {result['error']}")
+    out: dict[str, Any] = {"cancelled": result.get("cancelled", False)}
+    if "editorText" in result:
+        out["editorText"] = result["editorText"]
+    out["leafId"] = result["leafId"]
+    return out
+
+
+def session_request(path: Path, helper: str, session: Mapping[str, Any]) -> Request:
+    """One session helper on the JSONL file `path` written from `session` (`make_session`)."""
+    leaf, target, keep = session["leafId"], session["otherLeafId"], session["keepRecentTokens"]
+    args: dict[str, Any] = {"path": str(path), "helper": helper}
+
+    def entries() -> list[Any]:
+        return list(session["entries"])
+
+    if helper == "buildSessionContext":
+        args["leafId"] = leaf
+        return Request(
+            "bench.session",
+            args,
+            "session.context",
+            lambda: {"entries": entries(), "leafId": leaf},
+        )
+    if helper == "findCutPoint":
+        args["keepRecentTokens"] = keep
+        return Request(
+            "bench.session",
+            args,
+            "compaction.cut_point",
+            lambda: {"entries": entries(), "keepRecentTokens": keep},
+        )
+    if helper == "prepareCompaction":
+        args["settings"] = {"keepRecentTokens": keep}
+        return Request(
+            "bench.session",
+            args,
+            "compaction.prepare",
+            lambda: {"entries": entries(), "settings": {"keepRecentTokens": keep}},
+        )
+    args.update(leafId=leaf, targetId=target)
+    if helper == "collectEntriesForBranchSummary":
+        return Request(
+            "bench.session",
+            args,
+            "branch.collect",
+            lambda: {"entries": entries(), "oldLeafId": leaf, "targetId": target},
+        )
+    if helper != "navigation":
+        raise ValueError(f"unknown session helper {helper!r}; one of {HELPERS}")
+    return Request(
+        "bench.session",
+        args,
+        "session.navigate",
+        lambda: {
+            "entries": entries(),
+            "leafId": leaf,
+            "targetId": target,
+            "timestamp": NAVIGATION_STAMP,
+        },
+        _navigation,
+    )
+
+
+def write_session(session: Mapping[str, Any], path: Path) -> Path:
+    """The session's entries as a JSONL file (one entry a line), written once."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".tmp")
+        with partial.open("w", encoding="utf-8") as out:
+            for entry in session["entries"]:
+                out.write(json.dumps(entry, separators=(",", ":")) + "\n")
+        partial.replace(path)
+    return path
+
+
+@dataclass
+class Group:
+    """Every implementation on every request of one group (one input size or session)."""
+
+    measures: dict[str, dict[str, Measure | None]]  # request name -> label -> figure
+    peaks: dict[str, int | None]  # label -> peak KiB of its process over the group
+    hellos: dict[str, Mapping[str, Any]]  # label -> its hello
+
+
+def measure_group(
+    specs: Sequence[str],
+    requests: Mapping[str, Request],
+    *,
+    rounds: int,
+    timeout: float,
+    log: Callable[[str], None] = lambda _: None,
+) -> Group:
+    """Every implementation on every request, the reference first (it is the oracle).
+
+    A request an implementation cannot be measured on (neither its bench op nor its
+    ordinary op in `hello`) gets None.
+    """
+    order = ["reference", *[s for s in specs if canonical_name(s) != "reference"]]
+    expected: dict[str, Any] = {}
+    group = Group({name: {} for name in requests}, {}, {})
+    for spec in order:
+        label = canonical_name(spec)
+        group.peaks[label] = None
+        bench: Bench | None = None
+        try:
+            bench = Bench(spec, timeout=timeout, rounds=rounds)
+            bench.__enter__()
+        except (AdapterError, InstallError, OSError, ValueError) as error:
+            if bench is not None:
+                bench.__exit__()
+            for name in requests:  # an install or start that failed: the column says why
+                group.measures[name][label] = Measure("bench", NAN, NAN, "error", str(error)[:300])
+            continue
+        try:
+            group.hellos[label] = dict(bench.hello)
+            for name, request in requests.items():
+                if bench.via(request) is None:
+                    group.measures[name][label] = None
+                    continue
+                log(f"{label}: {name}")
+                measure, answer = bench.measure(request, expected.get(name, NOTHING))
+                if label == "reference":
+                    if measure.verdict != "ok":
+                        raise RuntimeError(f"the reference failed {name}: {measure.detail}")
+                    expected[name] = answer
+                group.measures[name][label] = measure
+            group.peaks[label] = bench.peak_kib()
+        except AdapterError as error:
+            for name in requests:
+                group.measures[name].setdefault(
+                    label, Measure("bench", NAN, NAN, "error", str(error)[:300])
+                )
+        finally:
+            bench.__exit__()
+    return group
