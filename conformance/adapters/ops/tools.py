@@ -241,8 +241,8 @@ def _grep_in(root: Path, rg: str, call: _GrepCall) -> dict[str, Any]:
 def _in_walk_order(lines: list[str], search_path: str, *, is_directory: bool) -> list[str]:
     """rg's events with its files in the order ripgrep's parallel walk most often prints them.
 
-    Ripgrep's order across files depends on its threads. Run by Pi, on 2 cores, it is
-    most often a depth-first walk that takes each directory's entries in the reverse of
+    Ripgrep's order across files depends on its threads. Run by Pi (seen on 2 cores), it
+    is most often a depth-first walk that takes each directory's entries in the reverse of
     the order the file system lists them (its work stack), which `_walk_order` computes
     from the laid-out tree: that order is deterministic for a tree on a given file
     system, and is the one Pi shows unless its threads raced. Each file's events
