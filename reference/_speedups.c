@@ -1,15 +1,25 @@
 /* reference._speedups: the one loop of the streaming tail that CPython cannot run fast.
  *
- * scan_utf8(data) -> (valid, newlines, pending, last_newline)
+ * decode_utf8(data, start=0) -> (decoded, newlines, pending, last_newline)
  *
- * `data` starts on a character boundary. `valid` is 1 when every complete sequence in it
- * is well-formed UTF-8 (RFC 3629: no overlong form, no surrogate, nothing above
- * U+10FFFF); then `newlines` counts its "\n" bytes and `pending` is the length (0-3) of
- * an unfinished sequence at its end (a lead byte and the continuation bytes that follow
- * it), which the caller hands to its replacing decoder, and `last_newline` is the index of its last "\n"
- * (-1: none). `valid` is 0 otherwise (the other fields 0), and the
- * caller decodes the chunk with replacement instead. Pure-Python equivalent: a strict
- * incremental UTF-8 decoder (reference/stream.py), against which tests check this.
+ * Decodes `data[start:]`, which begins between characters, the way a streaming WHATWG
+ * UTF-8 decoder in replacement mode does one `decode(chunk, {stream: true})`:
+ *
+ * - a well-formed sequence (RFC 3629: no overlong form, no surrogate, nothing above
+ *   U+10FFFF) is its own output;
+ * - each maximal subpart of an ill-formed sequence becomes U+FFFD (EF BF BD): a byte that
+ *   cannot start a character (80..C1, F5..FF) alone, or a valid start and the valid
+ *   continuation bytes after it up to the first byte out of range, which is then read
+ *   again as a start (so "ED A0" is two U+FFFD at once: A0 may not follow ED);
+ * - an unfinished sequence at the end whose bytes are all in range so far is held back:
+ *   `pending` is its length (0-3), and the caller hands it, joined to the next chunk, to
+ *   the next call. It is not in `decoded`.
+ *
+ * `decoded` is None when the output is `data[start:len(data) - pending]` itself (no
+ * ill-formed byte: no copy is made), else a new bytes object. `newlines` counts its "\n"
+ * and `last_newline` is the index of the last one in the output (-1: none).
+ * Pure-Python equivalent: `reference.stream._decode_python`, against which
+ * tests/test_reference_stream.py checks this.
  */
 #define PY_SSIZE_T_CLEAN
 #define _GNU_SOURCE /* memrchr */
@@ -22,17 +32,29 @@
 #define LOW7 0x7F7F7F7F7F7F7F7FULL
 
 /* the number of "\n" bytes in one 8-byte word (exact for any bytes: no borrow between them) */
-static inline int newlines_in_word(uint64_t word) {
+static inline Py_ssize_t newlines_in_word(uint64_t word) {
     uint64_t x = word ^ (ONES * '\n');
     uint64_t zero = ~(((x & LOW7) + LOW7) | x | LOW7);
     /* one 0/1 per byte, summed into the top byte by a multiply (no popcount instruction
      * is assumed: without -mpopcnt it is a library call) */
-    return (int)(((zero >> 7) * ONES) >> 56);
+    return (Py_ssize_t)(((zero >> 7) * ONES) >> 56);
+}
+
+static Py_ssize_t count_newlines(const unsigned char *s, Py_ssize_t n) {
+    Py_ssize_t count = 0, j = 0;
+    for (; j + 8 <= n; j += 8) {
+        uint64_t word;
+        memcpy(&word, s + j, 8);
+        count += newlines_in_word(word);
+    }
+    for (; j < n; j++) count += (s[j] == '\n');
+    return count;
 }
 
 /* A shift DFA over RFC 3629's well-formed sequences: state = (ROW[byte] >> state) & 63,
  * each state a multiple of 6 (a bit offset into the row). One table lookup and one shift
- * per byte, no branch on the byte's class. */
+ * per byte, no branch on the byte's class. Every state but ACCEPT and REJECT is a valid
+ * unfinished sequence, the bytes a streaming decoder holds back. */
 enum {
     ACCEPT = 0,     /* between characters */
     REJECT = 6,     /* ill-formed: a sink */
@@ -73,21 +95,13 @@ static void build_rows(void) {
     set(0x80, 0x8F, AFTER_F4, NEED2);
 }
 
-static PyObject *scan_utf8(PyObject *module, PyObject *arg) {
-    (void)module;
-    Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) != 0) return NULL;
-    const unsigned char *s = (const unsigned char *)view.buf;
-    const Py_ssize_t n = view.len;
-    Py_ssize_t i = 0, newlines = 0, pending = 0, last_newline = -1;
-    /* all ASCII? (the common case of plain logs) */
-    while (i + 8 <= n) {
-        uint64_t word;
-        memcpy(&word, s + i, 8);
-        if (word & HIGH) break;
-        i += 8;
-    }
-    while (i < n && s[i] < 0x80) i++;
+/* The well-formed run of s[i:n] (i between characters). Returns n when there is no
+ * ill-formed byte, with *state the DFA's state at the end (ACCEPT, or an unfinished
+ * sequence); otherwise the index where the ill-formed sequence starts, with *bad the
+ * index of the byte the DFA rejected (the same index when that byte cannot start a
+ * character; past the sequence's valid start and continuations otherwise). */
+static Py_ssize_t well_formed(const unsigned char *s, Py_ssize_t i, Py_ssize_t n,
+                              Py_ssize_t *bad, uint64_t *state_out) {
     uint64_t state = ACCEPT;
     while (i < n) {
         /* between characters, skip ASCII words; then step byte by byte for 8 bytes */
@@ -99,42 +113,117 @@ static PyObject *scan_utf8(PyObject *module, PyObject *arg) {
                 i += 8;
             }
         }
-        Py_ssize_t stop = (i + 8 <= n) ? i + 8 : n;
+        const Py_ssize_t block = i;
+        const uint64_t entry = state;
+        const Py_ssize_t stop = (i + 8 <= n) ? i + 8 : n;
         for (; i < stop; i++) state = (ROW[s[i]] >> state) & 63;
-        if (state == REJECT) break;
-    }
-    if (state != REJECT) { /* "\n" is never inside a sequence: count it in a second pass */
-        Py_ssize_t j = 0;
-        for (; j + 8 <= n; j += 8) {
-            uint64_t word;
-            memcpy(&word, s + j, 8);
-            newlines += newlines_in_word(word);
+        if (state == REJECT) { /* find the byte again, and the start of its sequence */
+            Py_ssize_t start = block;
+            state = entry;
+            for (i = block;; i++) {
+                if (state == ACCEPT) start = i;
+                const uint64_t next = (ROW[s[i]] >> state) & 63;
+                if (next == REJECT) break;
+                state = next;
+            }
+            if (entry != ACCEPT && start == block) { /* begun before the block */
+                start = block - 1;
+                while ((s[start] & 0xC0) == 0x80) start--;
+            }
+            *bad = i;
+            return start;
         }
-        for (; j < n; j++) newlines += (s[j] == '\n');
-        const unsigned char *found = newlines ? memrchr(s, '\n', (size_t)n) : NULL;
-        if (found) last_newline = found - s;
     }
-    int valid = state != REJECT;
-    if (valid && state != ACCEPT) { /* an unfinished sequence: back to its lead byte */
+    *state_out = state;
+    return n;
+}
+
+static PyObject *decode_utf8(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "decode_utf8(data, start=0) takes 1 or 2 arguments");
+        return NULL;
+    }
+    Py_ssize_t start = 0;
+    if (nargs == 2) {
+        start = PyLong_AsSsize_t(args[1]);
+        if (start == -1 && PyErr_Occurred()) return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) != 0) return NULL;
+    const unsigned char *s = (const unsigned char *)view.buf;
+    const Py_ssize_t n = view.len;
+    if (start < 0 || start > n) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "decode_utf8: start is outside the data");
+        return NULL;
+    }
+    Py_ssize_t bad = 0, pending = 0, newlines, last_newline = -1;
+    uint64_t state = ACCEPT;
+    Py_ssize_t end = well_formed(s, start, n, &bad, &state);
+    if (end == n) { /* well-formed: the output is the input, less an unfinished sequence */
+        if (state != ACCEPT) {
+            Py_ssize_t lead = n - 1;
+            while ((s[lead] & 0xC0) == 0x80) lead--;
+            pending = n - lead;
+        }
+        const unsigned char *out = s + start;
+        const Py_ssize_t size = n - pending - start;
+        newlines = count_newlines(out, size);
+        const unsigned char *found = newlines ? memrchr(out, '\n', (size_t)size) : NULL;
+        if (found) last_newline = found - out;
+        PyBuffer_Release(&view);
+        return Py_BuildValue("(Onnn)", Py_None, newlines, pending, last_newline);
+    }
+    /* ill-formed: copy the well-formed runs, U+FFFD for each maximal subpart; at most
+     * 3 output bytes per input byte */
+    if (n - start > (PY_SSIZE_T_MAX - start) / 3) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    PyObject *result = PyBytes_FromStringAndSize(NULL, (end - start) + 3 * (n - end));
+    if (result == NULL) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(result), *o = out;
+    Py_ssize_t i = start;
+    for (;;) {
+        memcpy(o, s + i, (size_t)(end - i));
+        o += end - i;
+        if (end == n) break;
+        o[0] = 0xEF, o[1] = 0xBF, o[2] = 0xBD;
+        o += 3;
+        i = (bad == end) ? bad + 1 : bad; /* a rejected continuation is read again as a start */
+        end = well_formed(s, i, n, &bad, &state);
+    }
+    if (state != ACCEPT) { /* an unfinished sequence at the end, held back */
         Py_ssize_t lead = n - 1;
-        while (lead > 0 && (s[lead] & 0xC0) == 0x80) lead--;
+        while ((s[lead] & 0xC0) == 0x80) lead--;
         pending = n - lead;
+        o -= pending;
     }
     PyBuffer_Release(&view);
-    if (!valid) newlines = pending = 0;
-    return Py_BuildValue("(innn)", valid, newlines, pending, last_newline);
+    const Py_ssize_t size = o - out;
+    newlines = count_newlines(out, size);
+    const unsigned char *found = newlines ? memrchr(out, '\n', (size_t)size) : NULL;
+    if (found) last_newline = found - out;
+    if (_PyBytes_Resize(&result, size) != 0) return NULL;
+    PyObject *answer = Py_BuildValue("(Nnnn)", result, newlines, pending, last_newline);
+    return answer;
 }
 
 static PyMethodDef methods[] = {
-    {"scan_utf8", scan_utf8, METH_O,
-     "scan_utf8(data) -> (valid, newlines, pending, last_newline): validate UTF-8, count newlines."},
+    {"decode_utf8", (PyCFunction)(void (*)(void))decode_utf8, METH_FASTCALL,
+     "decode_utf8(data, start=0) -> (decoded, newlines, pending, last_newline): one streaming "
+     "UTF-8 decode with replacement, newlines counted."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "reference._speedups",
-    "The streaming tail's validation and newline count in C (see reference/stream.py).", -1,
-    methods,
+    "The streaming tail's UTF-8 decoding and newline count in C (see reference/stream.py).", -1,
+    methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__speedups(void) {

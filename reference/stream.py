@@ -9,9 +9,12 @@ the chunks that came before the decision included.
 
 The rules, each tagged with its id in the corpus (corpora/README.md, ST-*):
 
-- STREAM-1 decoding is a streaming UTF-8 decoder in replacement mode: a character split
-  across chunks is rejoined, each maximal invalid subpart becomes U+FFFD, a lead byte
-  still dangling at `finish()` becomes U+FFFD, and one leading BOM is removed;
+- STREAM-1 decoding is a streaming WHATWG UTF-8 decoder in replacement mode (Node's
+  `TextDecoder`): a character split across chunks is rejoined, each maximal ill-formed
+  subpart becomes U+FFFD *as soon as its bad byte arrives* (only an unfinished sequence
+  whose bytes are all in range so far is held back, so "ED A0" at a chunk's end is two
+  U+FFFD at once), a sequence still unfinished at `finish()` becomes one U+FFFD, and one
+  leading BOM is removed;
 - STREAM-2 `totalRawBytes` counts the bytes received, `totalBytes` the UTF-8 bytes of the
   decoded text (an invalid byte is 3), `totalLines` the lines of that text (TRUNC-1);
 - STREAM-3 the window: when the decoded tail passes `2 * roll` bytes (`roll = max(2 *
@@ -24,15 +27,16 @@ The rules, each tagged with its id in the corpus (corpora/README.md, ST-*):
   `snapshot(persist_if_truncated=True)` that leaves it over a limit;
 - STREAM-6 appending after `finish()` is refused (`FinishedAccumulator`).
 
-Speed: a chunk that starts on a character is checked and counted in one pass by the C
-scan of `reference._speedups` when it is built (setup.py; `reference.stream._SCAN = None`
-turns it off), else by CPython's strict decoder and `bytes.count`; valid UTF-8 is then its own
-decoded form and only invalid chunks go through the replacing decoder. Both paths give the
-same results (tests/test_reference_stream.py checks the scan against CPython's decoder).
+Speed: each chunk is decoded in one pass by `decode_utf8` of `reference._speedups` when
+it is built (setup.py; `reference.stream._DECODE = None` turns it off): well-formed UTF-8
+is its own decoded form (no copy), and an ill-formed chunk is copied with its U+FFFD in
+the same C loop. Without it `_decode_python` gives the same answer from CPython's strict
+decoder, `bytes.count` and, for an ill-formed chunk, CPython's replacing decoder
+(tests/test_reference_stream.py checks the two against each other).
 
-Pi cuts the window once per append, so the snapshot depends on how the bytes were
-chunked (§2 ST-2 of pi-0.85-behavior.md): chunks are significant input here, not an
-implementation detail.
+Pi cuts the window once per append (a character completed by the chunk included), so the
+snapshot depends on how the bytes were chunked (§2 ST-2 of pi-0.85-behavior.md): chunks
+are significant input here, not an implementation detail.
 """
 
 from __future__ import annotations
@@ -63,39 +67,106 @@ _NEWLINE = 0x0A
 _BOM = "\ufeff"
 
 
-def _load_scanner() -> Callable[[bytes], tuple[int, int, int, int]] | None:
-    """The C scan of `reference._speedups`, or None where it was not built."""
+_Decode = Callable[[bytes, int], tuple[bytes | None, int, int, int]]
+
+
+def _load_decoder() -> _Decode | None:
+    """The C decoder of `reference._speedups`, or None where it was not built (or an
+    older build without it is found)."""
     try:
         speedups = importlib.import_module("reference._speedups")
     except ImportError:
         return None
-    scan: Callable[[bytes], tuple[int, int, int, int]] = speedups.scan_utf8
-    return scan
+    decode: _Decode | None = getattr(speedups, "decode_utf8", None)
+    return decode
+
+
+_REPLACEMENT = "\ufffd".encode()
+_BOM_BYTES = _BOM.encode()
+_ANY_CONTINUATION = (0x80, 0xBF)
+
+# a start byte: the length of its sequence and the range its second byte must be in (no
+# overlong form, no surrogate, nothing above U+10FFFF); any other byte starts nothing
+_STARTS: dict[int, tuple[int, int, int]] = {
+    **{lead: (2, *_ANY_CONTINUATION) for lead in range(0xC2, 0xE0)},
+    0xE0: (3, 0xA0, 0xBF),
+    **{lead: (3, *_ANY_CONTINUATION) for lead in range(0xE1, 0xF0)},
+    0xED: (3, 0x80, 0x9F),
+    0xF0: (4, 0x90, 0xBF),
+    **{lead: (4, *_ANY_CONTINUATION) for lead in range(0xF1, 0xF4)},
+    0xF4: (4, 0x80, 0x8F),
+}
+
+
+def _unfinished(data: bytes, start: int) -> int:
+    """The length (0-3) of the unfinished sequence at the end of `data[start:]` that a
+    streaming decoder holds back: a start byte and continuation bytes all in range so far."""
+    size = len(data)
+    for back in range(1, min(3, size - start) + 1):
+        byte = data[size - back]
+        if byte < 0x80:
+            return 0
+        if byte >= 0xC0:
+            length, low, high = _STARTS.get(byte, (0, 0, 0))
+            if back >= length or (back > 1 and not low <= data[size - back + 1] <= high):
+                return 0  # complete, or ill-formed already: nothing is held
+            return back
+    return 0
 
 
 # CPython validates UTF-8 about twice as fast in 16 KiB pieces as in 64 KiB ones (measured)
 _VALIDATE_PIECE = 16 * 1024
 
 
-def _scan_python(data: bytes) -> tuple[int, int, int, int]:
-    """The C scan's answer from CPython: `(valid, newlines, pending, last newline)` of a
-    chunk that starts on a character (`pending`: the unfinished character at its end)."""
-    if not data.isascii():
-        validator = codecs.getincrementaldecoder("utf-8")(errors="strict")
-        view = memoryview(data)
-        try:  # the decoded text is dropped, only its validity matters
-            for at in range(0, len(data), _VALIDATE_PIECE):
-                validator.decode(view[at : at + _VALIDATE_PIECE])
-        except UnicodeDecodeError:
-            return (0, 0, 0, -1)
-        pending = len(validator.getstate()[0])
-        return (1, data.count(b"\n"), pending, data.rfind(b"\n"))
-    return (1, data.count(b"\n"), 0, data.rfind(b"\n"))
+def _well_formed(body: memoryview) -> bool:
+    validator = codecs.getincrementaldecoder("utf-8")(errors="strict")
+    try:  # the decoded text is dropped, only its validity matters
+        for at in range(0, len(body), _VALIDATE_PIECE):
+            validator.decode(body[at : at + _VALIDATE_PIECE])
+        validator.decode(b"", True)  # an ill-formed sequence cut short at the end
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
-# the C scan where it was built, else `_scan_python` (tests/test_reference_stream.py checks
-# they agree)
-_SCAN = _load_scanner()
+def _decode_python(data: bytes, start: int = 0) -> tuple[bytes | None, int, int, int]:
+    """The C decoder's answer from CPython: `(decoded, newlines, pending, last newline)` of
+    `data[start:]`, which starts between characters (see reference/_speedups.c).
+
+    `decoded` is None when the output is the input less its `pending` unfinished bytes;
+    CPython's replacing decoder gives each maximal ill-formed subpart one U+FFFD, as a
+    WHATWG decoder does, once the bytes held back are set apart."""
+    pending = _unfinished(data, start)
+    end = len(data) - pending
+    if data.isascii() or _well_formed(memoryview(data)[start:end]):
+        last = data.rfind(b"\n", start, end)
+        return (None, data.count(b"\n", start, end), pending, last - start if last >= 0 else -1)
+    decoded = str(memoryview(data)[start:end], "utf-8", "replace").encode("utf-8")
+    return (decoded, decoded.count(b"\n"), pending, decoded.rfind(b"\n"))
+
+
+def _join(pending: bytes, data: bytes) -> tuple[int, bytes, bytes]:
+    """An unfinished sequence continued by the next chunk: `(bytes of data used, output,
+    still pending)`. It ends complete, or as one U+FFFD at the first byte out of range
+    (that byte is not used: it is read again as a start), or is still unfinished."""
+    length, low, high = _STARTS[pending[0]]
+    if len(pending) > 1:
+        low, high = _ANY_CONTINUATION
+    needed = length - len(pending)
+    used = 0
+    while used < needed and used < len(data):
+        if not low <= data[used] <= high:
+            return used, _REPLACEMENT, b""
+        low, high = _ANY_CONTINUATION
+        used += 1
+    if used < needed:
+        return used, b"", pending + data
+    return used, pending + data[:used], b""
+
+
+# the C decoder where it was built, else `_decode_python` (tests/test_reference_stream.py
+# checks they agree)
+_DECODE = _load_decoder()
 
 
 class FinishedAccumulator(InvalidInput):
@@ -139,13 +210,13 @@ class OutputAccumulator:
     __slots__ = (
         "_bom_pending",
         "_decoded_bytes",
-        "_decoder",
         "_finished",
         "_last_line_bytes",
         "_max_bytes",
         "_max_lines",
         "_must_persist",
         "_newlines",
+        "_pending",
         "_raw",
         "_raw_bytes",
         "_retain_raw",
@@ -165,7 +236,7 @@ class OutputAccumulator:
         self._max_bytes = _limit("maxBytes", max_bytes, DEFAULT_MAX_BYTES)
         # STREAM-3: the window keeps `roll` bytes once it has passed twice that
         self._roll = max(2 * self._max_bytes, 1)
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._pending = b""  # an unfinished character at the end of the last chunk
         self._bom_pending = True
         self._tail = bytearray()
         self._starts_at_boundary = True
@@ -202,34 +273,20 @@ class OutputAccumulator:
         self._raw_bytes += len(data)
         if self._retain_raw:
             self._raw.append(data)
-        start = 0
-        if not self._bom_pending:
-            # finish a character split by the previous chunk (at most 3 bytes), so the rest
-            # of this chunk starts clean and can take the fast path
-            while start < len(data) and self._decoder.getstate()[0]:
-                self._add_text(self._decoder.decode(data[start : start + 1]))
-                start += 1
-        if self._bom_pending or self._decoder.getstate()[0]:
-            self._add_text(self._decoder.decode(data[start:]))
-        elif start < len(data):
-            self._add_clean(data[start:] if start else data)
+        # STREAM-1: first the unfinished character the previous chunk ended with
+        used, head = 0, b""
+        if self._pending:
+            used, head, self._pending = _join(self._pending, data)
+        if not self._pending:
+            self._add_output(head, data, used)
         self._check_persist()
-
-    def _add_clean(self, data: bytes) -> None:
-        """A chunk that starts on a character: valid UTF-8 is its own decoded form."""
-        valid, newlines, pending, last = (_SCAN or _scan_python)(data)
-        if not valid:
-            self._add_text(self._decoder.decode(data))  # STREAM-1: replacement decoding
-        elif pending:  # a character split at the end: the replacing decoder holds it
-            self._decoder.setstate((data[-pending:], 0))
-            self._add_decoded(memoryview(data)[:-pending], newlines, last)
-        else:
-            self._add_decoded(data, newlines, last)
 
     def finish(self) -> None:
         """No more input: a dangling partial character becomes U+FFFD (STREAM-1)."""
         if not self._finished:
-            self._add_text(self._decoder.decode(b"", True))
+            if self._pending:
+                self._pending = b""
+                self._add_output(_REPLACEMENT, b"", 0)
             self._finished = True
         self._check_persist()
 
@@ -269,23 +326,35 @@ class OutputAccumulator:
             total_raw_bytes=self._raw_bytes,
         )
 
-    def _add_text(self, text: str) -> None:
-        if self._bom_pending and text:
-            self._bom_pending = False
-            text = text.removeprefix(_BOM)  # STREAM-1: one leading BOM only
-        if text:
-            data = text.encode("utf-8")
-            self._add_decoded(data, data.count(b"\n"), data.rfind(b"\n"))
-
-    def _add_decoded(self, data: bytes | memoryview, newlines: int, last: int) -> None:
-        """Add decoded bytes holding `newlines` "\n", the last at index `last` (-1: none)."""
-        # STREAM-2: counters over the decoded bytes ("\n" never hides in an invalid sequence)
-        self._decoded_bytes += len(data)
+    def _add_output(self, head: bytes, data: bytes, start: int) -> None:
+        """Add what one append decodes to: `head` (a character begun by the previous chunk,
+        or its U+FFFD) and then `data[start:]`, which starts between characters. The window
+        is trimmed once, after both (STREAM-3: once per append, as Pi does)."""
+        decoded, newlines, pending, last = (_DECODE or _decode_python)(data, start)
+        body: bytes | memoryview = data
+        if pending:
+            self._pending = data[len(data) - pending :]
+        if decoded is not None:
+            body = decoded
+        elif start or pending:  # the chunk's own bytes, without a copy
+            body = memoryview(data)[start : len(data) - pending]
+        if self._bom_pending and (head or body):
+            self._bom_pending = False  # STREAM-1: one leading BOM only, the first output's
+            if head == _BOM_BYTES:
+                head = b""
+            elif not head and body[:3] == _BOM_BYTES:
+                body = body[3:]
+                last = last - 3 if last >= 0 else -1
+        # STREAM-2: counters over the decoded bytes; a head holds no "\n" (it is a
+        # multibyte character or U+FFFD)
+        self._decoded_bytes += len(head) + len(body)
         self._newlines += newlines
-        self._last_line_bytes = (
-            self._last_line_bytes + len(data) if last < 0 else len(data) - last - 1
-        )
-        self._append_to_window(data)
+        if last < 0:
+            self._last_line_bytes += len(head) + len(body)
+        else:
+            self._last_line_bytes = len(body) - last - 1
+        self._tail += head
+        self._append_to_window(body)
 
     def _append_to_window(self, data: bytes | memoryview) -> None:
         size = len(self._tail) + len(data)
