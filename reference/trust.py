@@ -9,7 +9,11 @@ and resolves trust in a fixed order. This module decides, over a `Listing`:
   realpath of `cwd` up to `/` (`null` counts as absent);
 - `has_trust_requiring_project_resources(listing, cwd, home=...)`: whether there is
   anything trust would gate;
-- `resolve_project_trusted(...)`: the decision, with no UI (Pi's `-p`, json and rpc modes).
+- `resolve_project_trusted(...)`: the decision, with no UI (Pi's `-p`, json and rpc modes)
+  or with the user's answer to Pi's trust prompt (`TrustPromptAnswer`), and what that
+  answer saved; a store the decision did not need and cannot read is reported
+  (`TrustStoreError`), not raised;
+- `trust_prompt(listing, cwd)`: the prompt Pi shows (`TRUST_PROMPT_OPTIONS`).
 
 Trust gates loading only: context files, the agent directory's resources, `$HOME`'s
 `.agents/skills` and explicit paths are never gated (see `resources`).
@@ -23,19 +27,26 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from reference.errors import InvalidInput
-from reference.tree import Listing, join, strip_bom
+from reference.tree import Listing, join, parent, strip_bom
 
 __all__ = [
     "DEFAULT_PROJECT_TRUST_VALUES",
+    "TRUST_PROMPT_OPTIONS",
+    "TRUST_PROMPT_TITLE",
     "TRUST_REQUIRING_CONFIG_ENTRIES",
     "InvalidTrustStore",
     "TrustEntry",
+    "TrustPrompt",
+    "TrustPromptAnswer",
     "TrustResolution",
+    "TrustStoreError",
+    "UnreadableTrustStore",
     "find_trust_entry",
     "has_trust_requiring_project_resources",
     "parse_trust_store",
     "read_trust_store",
     "resolve_project_trusted",
+    "trust_prompt",
     "trust_store_path",
 ]
 
@@ -52,6 +63,23 @@ TRUST_REQUIRING_CONFIG_ENTRIES: Final = (
 CONFIG_DIR_NAME: Final = ".pi"
 DEFAULT_PROJECT_TRUST_VALUES: Final = ("always", "never", "ask")
 
+# TRUST-6: the prompt asked when the order reaches "ask" with a UI; `{cwd}` is the cwd as
+# given, while the options name its realpath (and that path's parent)
+TRUST_PROMPT_TITLE: Final = (
+    "Trust project folder?\n{cwd}\n\nThis allows pi to load .pi settings and resources,"
+    " install missing project packages, and execute project extensions."
+)
+# TRUST-6: (label, trusted, what is saved): "dir" saves the decision for the realpath of
+# cwd, "parent" saves true for its parent and clears cwd's own entry, "" saves nothing.
+# The parent option is left out when cwd is `/`.
+TRUST_PROMPT_OPTIONS: Final = (
+    ("Trust", True, "dir"),
+    ("Trust parent folder ({parent})", True, "parent"),
+    ("Trust (this session only)", True, ""),
+    ("Do not trust", False, "dir"),
+    ("Do not trust (this session only)", False, ""),
+)
+
 Decisions = Mapping[str, bool | None]
 
 
@@ -64,6 +92,55 @@ class InvalidTrustStore(InvalidInput):
 
     def __str__(self) -> str:
         return self.message
+
+
+class UnreadableTrustStore(InvalidInput):
+    """trust.json exists but cannot be read (`unreadable`) or is not JSON (`notJson`)."""
+
+    def __init__(self, kind: Literal["unreadable", "notJson"], path: str, message: str) -> None:
+        super().__init__("trustStore", message)
+        self.kind = kind
+        self.path = path
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrustStoreError:
+    """Why the store could not be read: `unreadable`, `notJson` or `invalid` (wrong shape).
+
+    `message` is Pi's text; it is None for `notJson`, whose wording is V8's `JSON.parse`.
+    """
+
+    kind: Literal["unreadable", "notJson", "invalid"]
+    path: str
+    message: str | None
+
+    def to_pi(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "path": self.path}
+        if self.message is not None:
+            out["message"] = self.message
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrustPromptAnswer:
+    """What the user picks at the trust prompt: an option's label, or None (dismissed)."""
+
+    pick: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrustPrompt:
+    """The prompt shown: its title and the option labels, in order."""
+
+    title: str
+    options: tuple[str, ...]
+
+    def to_pi(self) -> dict[str, Any]:
+        return {"title": self.title, "options": list(self.options)}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,13 +161,24 @@ class TrustResolution:
     trusted: bool
     requires_trust: bool
     stored: TrustEntry | None
+    store_error: TrustStoreError | None = None
+    # with a UI only: the prompt shown (None if not asked) and trust.json's text after
+    with_ui: bool = False
+    prompt: TrustPrompt | None = None
+    store_after: str | None = None
 
     def to_pi(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "trusted": self.trusted,
             "requiresTrust": self.requires_trust,
             "stored": None if self.stored is None else self.stored.to_pi(),
         }
+        if self.store_error is not None:
+            out["storeError"] = self.store_error.to_pi()
+        if self.with_ui:
+            out["prompt"] = None if self.prompt is None else self.prompt.to_pi()
+            out["storeAfter"] = self.store_after
+        return out
 
 
 def trust_store_path(agent_dir: str) -> str:
@@ -114,7 +202,8 @@ def parse_trust_store(text: str, path: str) -> dict[str, bool | None]:
         parsed = json.loads(strip_bom(text), parse_constant=_no_constants)
     except ValueError as error:
         # TRUST-1: Pi prefixes V8's JSON.parse message, whose wording is V8's own
-        raise InvalidInput("trustStore", f"Failed to read trust store {path}: {error}") from None
+        message = f"Failed to read trust store {path}: {error}"
+        raise UnreadableTrustStore("notJson", path, message) from None
     if not isinstance(parsed, dict):
         raise InvalidTrustStore(f"Invalid trust store {path}: expected an object")
     for key, value in parsed.items():
@@ -133,7 +222,15 @@ def read_trust_store(listing: Listing, agent_dir: str) -> dict[str, bool | None]
         return {}
     text = listing.read_text(path)
     if text is None:
-        raise InvalidInput("trustStore", f"Failed to read trust store {path}: not readable")
+        # TRUST-1: Node's readFileSync error, after Pi's prefix
+        cause = (
+            "EISDIR: illegal operation on a directory, read"
+            if listing.is_dir(path)
+            else f"EACCES: permission denied, open '{path}'"
+        )
+        raise UnreadableTrustStore(
+            "unreadable", path, f"Failed to read trust store {path}: {cause}"
+        )
     return parse_trust_store(text, path)
 
 
@@ -175,36 +272,106 @@ def resolve_project_trusted(
     home: str,
     trust_override: bool | None = None,
     default_project_trust: str | None = None,
+    ui: TrustPromptAnswer | None = None,
 ) -> TrustResolution:
-    """TRUST-4: Pi's `resolveProjectTrusted` without a UI or extensions.
+    """TRUST-4: Pi's `resolveProjectTrusted` without extensions.
 
     Order: the override flag (`--approve` / `--no-approve`); no trust-requiring resources
     means trusted; the nearest stored decision; `defaultProjectTrust` (`always`, `never`;
-    anything else asks); asking without a UI is untrusted. The store is read only when
-    the order reaches it, so a broken store raises only then.
+    anything else asks); asking without a UI (`ui` None) is untrusted, with one it is the
+    picked option's decision, saved as the option says (TRUST-6). The store is read only
+    when the order reaches it, so a broken store raises only then (`InvalidTrustStore`,
+    `UnreadableTrustStore`); otherwise `stored` is looked up afterwards and a store that
+    cannot be read gives `store_error`.
     """
     requires = has_trust_requiring_project_resources(listing, cwd, home=home)
+    path = trust_store_path(agent_dir)
     stored: TrustEntry | None = None
+    prompt: TrustPrompt | None = None
     trusted: bool
     if trust_override is not None:
         trusted = trust_override
     elif not requires:
         trusted = True
     else:
-        stored = find_trust_entry(listing, read_trust_store(listing, agent_dir), cwd)
+        decisions = read_trust_store(listing, agent_dir)
+        stored = find_trust_entry(listing, decisions, cwd)
+        choice: Literal["always", "never", "ask"] | str = default_project_trust or "ask"
         if stored is not None:
             trusted = stored.decision
-        else:
-            choice: Literal["always", "never", "ask"] | str = default_project_trust or "ask"
+        elif choice in ("always", "never") or ui is None:
             # TRUST-5: "ask" with no UI (-p, json, rpc) is untrusted, and nothing is saved
             trusted = choice == "always"
+        else:
+            prompt, options = trust_prompt(listing, cwd)
+            picked = options.get(ui.pick) if ui.pick is not None else None
+            trusted = picked is not None and picked[0]
+            if picked is not None and picked[1]:
+                listing = listing.with_file(path, _store_text(decisions, picked[1]).encode())
+                stored = find_trust_entry(listing, read_trust_store(listing, agent_dir), cwd)
+    store_error = None
     if stored is None and (trust_override is not None or not requires):
-        stored = _stored_if_readable(listing, agent_dir, cwd)
-    return TrustResolution(trusted=trusted, requires_trust=requires, stored=stored)
+        stored, store_error = _stored_if_readable(listing, agent_dir, cwd)
+    return TrustResolution(
+        trusted=trusted,
+        requires_trust=requires,
+        stored=stored,
+        store_error=store_error,
+        with_ui=ui is not None,
+        prompt=prompt,
+        store_after=listing.read_text(path) if ui is not None else None,
+    )
 
 
-def _stored_if_readable(listing: Listing, agent_dir: str, cwd: str) -> TrustEntry | None:
+Updates = tuple[tuple[str, bool | None], ...]
+
+
+def trust_prompt(listing: Listing, cwd: str) -> tuple[TrustPrompt, dict[str, tuple[bool, Updates]]]:
+    """TRUST-6: the prompt for `cwd`, and each label's (decision, updates to the store).
+
+    >>> prompt, options = trust_prompt(Listing({}), "/w/r")
+    >>> prompt.options[1], options[prompt.options[1]]
+    ('Trust parent folder (/w)', (True, (('/w', True), ('/w/r', None))))
+    """
+    real = listing.canonical(cwd)
+    above = parent(real)
+    options: dict[str, tuple[bool, Updates]] = {}
+    for label, decision, saves in TRUST_PROMPT_OPTIONS:
+        if saves == "parent":
+            if above == real:
+                continue
+            options[label.format(parent=above)] = (decision, ((above, True), (real, None)))
+        else:
+            options[label] = (decision, ((real, decision),) if saves == "dir" else ())
+    return TrustPrompt(title=TRUST_PROMPT_TITLE.format(cwd=cwd), options=tuple(options)), options
+
+
+def _store_text(decisions: Decisions, updates: Updates) -> str:
+    """trust.json as Pi writes it after `updates`: keys sorted, two-space JSON, a newline."""
+    data = dict(decisions)
+    for key, value in updates:
+        if value is None:
+            data.pop(key, None)
+        else:
+            data[key] = value
+    ordered = {key: data[key] for key in sorted(data, key=_utf16_key)}
+    return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
+
+
+def _utf16_key(text: str) -> bytes:
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def _stored_if_readable(
+    listing: Listing, agent_dir: str, cwd: str
+) -> tuple[TrustEntry | None, TrustStoreError | None]:
+    """The stored entry, or None and why the store cannot be read."""
     try:
-        return find_trust_entry(listing, read_trust_store(listing, agent_dir), cwd)
-    except InvalidInput:
-        return None
+        return find_trust_entry(listing, read_trust_store(listing, agent_dir), cwd), None
+    except InvalidTrustStore as error:
+        return None, TrustStoreError(
+            kind="invalid", path=trust_store_path(agent_dir), message=error.message
+        )
+    except UnreadableTrustStore as error:
+        message = None if error.kind == "notJson" else error.message
+        return None, TrustStoreError(kind=error.kind, path=error.path, message=message)

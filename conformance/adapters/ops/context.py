@@ -47,6 +47,16 @@ def discover(args: Mapping[str, Any]) -> dict[str, Any]:
     return {"agentsFiles": [f.to_pi() for f in files]}
 
 
+def _trust_prompt_answer(args: Mapping[str, Any]) -> trust.TrustPromptAnswer | None:
+    answer = args.get("trustPrompt")
+    if answer is None:
+        return None
+    pick = answer.get("pick") if isinstance(answer, Mapping) else False
+    if pick is not None and not isinstance(pick, str):
+        raise InvalidInput("trustPrompt.pick", "must be an option's label or null")
+    return trust.TrustPromptAnswer(pick=pick)
+
+
 def resolve_trust(args: Mapping[str, Any]) -> dict[str, Any]:
     try:
         resolution = trust.resolve_project_trusted(
@@ -56,9 +66,17 @@ def resolve_trust(args: Mapping[str, Any]) -> dict[str, Any]:
             home=args["home"],
             trust_override=args.get("trustOverride"),
             default_project_trust=args.get("defaultProjectTrust"),
+            ui=_trust_prompt_answer(args),
         )
     except trust.InvalidTrustStore as error:
         return {"thrown": error.message}
+    shown = resolution.prompt is not None
+    if shown and Listing.from_wire(args.get("tree") or {}).canonical(args["cwd"]).count("/") < 2:
+        # the Pi adapter lays the tree out under a temp root: `/`'s parent cannot be shown
+        raise InvalidInput(
+            "trustPrompt",
+            "the prompt would offer the tree root's parent; use a cwd two levels deep",
+        )
     return resolution.to_pi()
 
 

@@ -28,6 +28,16 @@ function trustStoreError(message, path) {
   return { kind: "notJson", path };
 }
 
+// the text of a file, or null when there is none or it cannot be read (a directory)
+function readableText(path) {
+  if (!existsSync(path)) return null;
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
+
 const SKILL_FIELDS = ["name", "description", "filePath", "baseDir", "disableModelInvocation"];
 
 export default async function contextOps(context) {
@@ -92,6 +102,12 @@ export default async function contextOps(context) {
         let prompt = null;
         const ui = {
           select: async (title, options) => {
+            // the tree's root stands for `/`: a parent option naming it cannot be shown
+            const root = real("/");
+            const outside = (label) => /^Trust parent folder \((.*)\)$/.exec(label)?.[1];
+            if (options.some((label) => outside(label) !== undefined && !outside(label).startsWith(root + "/"))) {
+              throw invalid("trustPrompt: the prompt would offer the tree root's parent; use a cwd two levels deep");
+            }
             prompt = { title, options };
             const pick = a.trustPrompt?.pick ?? undefined;
             return options.find((label) => virtualize(label, real("/")) === pick) ?? pick;
@@ -127,7 +143,7 @@ export default async function contextOps(context) {
         if (storeError) out.storeError = storeError;
         if (withUI) {
           out.prompt = prompt;
-          out.storeAfter = existsSync(storePath) ? JSON.parse(readFileSync(storePath, "utf8")) : null;
+          out.storeAfter = readableText(storePath);
         }
         return out;
       }),
