@@ -193,11 +193,19 @@ _SHAPE_CHARS: Final = 48
 _ENUM = re.compile(r"[A-Za-z_]{1,16}")
 
 
+_MATCH_LINE = re.compile(r"^[^\n]*?[:-]\d+[:-] ")  # grep's `path:12: text`, `path-12- text`
+_MARKS: Final = (("\ufeff", "BOM"), ("\ufffd", "U+FFFD"), ("\r", "CR"))
+
+
 def _shape(line: str | None) -> str:
-    """A line's skeleton: words `a`, numbers `0`, blanks one space; the punctuation and the
-    invisible characters (BOM, U+FFFD, CR) kept. Two lines of one notice share it."""
+    """A line's class: a grep match line (whichever file, number or text, marked when it
+    holds a BOM, U+FFFD or CR), or else its skeleton: words `a`, numbers `0`, blanks one
+    space, the punctuation and invisible characters kept. Two lines of one notice share it."""
     if line is None:
         return "(no line)"
+    if _MATCH_LINE.match(line):
+        marks = [name for char, name in _MARKS if char in line]
+        return "a match line" + (f" with {', '.join(marks)}" if marks else "")
     shape = _SPACE.sub(" ", _NUMBER.sub("0", _WORD.sub("a", line)))
     return visible(shape[:_SHAPE_CHARS] + ("…" if len(shape) > _SHAPE_CHARS else ""))
 

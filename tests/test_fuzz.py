@@ -196,3 +196,32 @@ def test_cli_exit_status_for_a_dead_start_and_bad_usage(capsys: pytest.CaptureFi
     assert main([*args, "--examples", "2"]) == 6
     assert main(["fuzz", "--impl", "reference", "--op", "no.such.op"]) == 2
     assert "no strategy" in capsys.readouterr().err
+
+
+def _result(value: Any) -> fuzz.Outcome:
+    return fuzz.Outcome(reply=Reply(result=value))
+
+
+def test_divergence_classes() -> None:
+    def signature(want: Any, got: Any, op: str = "tool.grep") -> str:
+        return fuzz.compare(_result(want), _result(got), op).signature
+
+    grep = {"isError": False}
+    assert signature({**grep, "text": "a:1: x\nb:2: y"}, {**grep, "text": "b:2: y\na:1: x"}) == ""
+    assert signature({**grep, "text": "a:1: x"}, {**grep, "text": "a:1: \ufeffx"}) == (
+        "$.text: a match line vs a match line with BOM"
+    )
+    assert signature({**grep, "text": "No matches found"}, {**grep, "text": "a:1: x"}) == (
+        '$.text: "a a a" vs a match line'
+    )
+    assert signature({"truncatedBy": "bytes"}, {"truncatedBy": "lines"}) == (
+        '$.truncatedBy: "bytes" vs "lines"'
+    )
+    assert signature({"a": [1, {"b": 2}]}, {"a": [1, {"b": 3}]}) == "$.a[].b"
+    assert signature({"a": 1}, {}) == "$.a missing"
+    unsupported = fuzz.Outcome(reply=Reply(error=OpError("unsupported", "no")))
+    crashed = fuzz.Outcome(failure="crashed: gone")
+    assert fuzz.compare(_result(1), unsupported).signature == ""
+    assert fuzz.compare(crashed, _result(1)).signature == ""
+    internal = fuzz.Outcome(reply=Reply(error=OpError("internal", "boom")))
+    assert fuzz.compare(_result(1), internal).signature == "a result answered as error internal"
