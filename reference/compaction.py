@@ -146,23 +146,35 @@ class _FileOpsBuilder:
 
     def add_from_message(self, message: Mapping[str, Any]) -> None:
         """The `path` of each read/write/edit tool call of an assistant message."""
-        if message.get("role") != "assistant":
-            return
-        content = message.get("content")
-        if not isinstance(content, list):
-            return
-        for block in content:
-            if type(block) is not dict and not isinstance(block, Mapping):
+        self.add_from_messages((message,))
+
+    def add_from_messages(self, messages: Sequence[Mapping[str, Any]]) -> None:
+        """`add_from_message` of each message, in order (one loop, no call per message)."""
+        kinds = self._kinds
+        for message in messages:
+            if message.get("role") != "assistant":
                 continue
-            if block.get("type") != "toolCall" or "arguments" not in block or "name" not in block:
+            content = message.get("content")
+            if not isinstance(content, list):
                 continue
-            arguments = block["arguments"]
-            path = arguments.get("path") if isinstance(arguments, Mapping) else None
-            if not isinstance(path, str) or not path:
-                continue
-            kind = FILE_OP_TOOLS.get(block["name"]) if isinstance(block["name"], str) else None
-            if kind is not None:
-                self._kinds[kind].setdefault(path)
+            for block in content:
+                if type(block) is not dict and not isinstance(block, Mapping):
+                    continue
+                if block.get("type") != "toolCall" or "arguments" not in block:
+                    continue
+                if "name" not in block:
+                    continue
+                arguments = block["arguments"]
+                if type(arguments) is dict or isinstance(arguments, Mapping):
+                    path = arguments.get("path")
+                else:
+                    path = None
+                if not isinstance(path, str) or not path:
+                    continue
+                name = block["name"]
+                kind = FILE_OP_TOOLS.get(name) if isinstance(name, str) else None
+                if kind is not None:
+                    kinds[kind].setdefault(path)
 
     def build(self) -> FileOperations:
         kinds = self._kinds
@@ -407,9 +419,8 @@ def prepare_compaction(
                 ops.add("read", name)
             for name in _list(details.get("modifiedFiles")):
                 ops.add("edited", name)
-    for messages in (to_summarize, prefix):
-        for message in messages:
-            ops.add_from_message(message)
+    ops.add_from_messages(to_summarize)
+    ops.add_from_messages(prefix)
     return CompactionPreparation(
         first_kept_entry_id=first_kept["id"],
         messages_to_summarize=to_summarize,
