@@ -197,22 +197,41 @@ _MATCH_LINE = re.compile(r"^[^\n]*?[:-]\d+[:-] ")  # grep's `path:12: text`, `pa
 _MARKS: Final = (("\ufeff", "BOM"), ("\ufffd", "U+FFFD"), ("\r", "CR"))
 
 
-def _shape(line: str | None) -> str:
-    """A line's class: a grep match line (whichever file, number or text, marked when it
-    holds a BOM, U+FFFD or CR), or else its skeleton: words `a`, numbers `0`, blanks one
-    space, the punctuation and invisible characters kept. Two lines of one notice share it."""
-    if line is None:
-        return "(no line)"
-    if _MATCH_LINE.match(line):
-        marks = [name for char, name in _MARKS if char in line]
-        return "a match line" + (f" with {', '.join(marks)}" if marks else "")
-    shape = _SPACE.sub(" ", _NUMBER.sub("0", _WORD.sub("a", line)))
+def _skeleton(text: str) -> str:
+    """Words `a`, numbers `0`, blanks one space; punctuation and invisible characters kept."""
+    shape = _SPACE.sub(" ", _NUMBER.sub("0", _WORD.sub("a", text)))
     return visible(shape[:_SHAPE_CHARS] + ("…" if len(shape) > _SHAPE_CHARS else ""))
 
 
+def _match_kind(line: str) -> str:
+    marks = [name for char, name in _MARKS if char in line]
+    return "a match line" + (f" with {', '.join(marks)}" if marks else "")
+
+
+def _lines_class(a: str | None, b: str | None) -> str:
+    """The class of two differing lines: grep match lines by kind alone (whichever file,
+    number or text); else the skeletons of what differs once the common head and tail are
+    cut, so the same wrong notice over any content is one class (`"..." vs ""`)."""
+    if a is None or b is None or _MATCH_LINE.match(a) or _MATCH_LINE.match(b):
+
+        def kind(line: str | None) -> str:
+            if line is None:
+                return "(no line)"
+            return _match_kind(line) if _MATCH_LINE.match(line) else _skeleton(line)
+
+        return f"{kind(a)} vs {kind(b)}"
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return f"{_skeleton(a[head : len(a) - tail])} vs {_skeleton(b[head : len(b) - tail])}"
+
+
 def _line_shape(expected: str, actual: str) -> str:
-    """The skeletons of the first line where two texts differ: a divergence class finer
-    than the path (a missing notice, a BOM kept, matches where there are none, ...)."""
+    """The class of the first line where two texts differ: finer than the path (a missing
+    notice, a BOM kept, matches where there are none, ...), blind to the content around."""
     if _ENUM.fullmatch(expected) and _ENUM.fullmatch(actual):  # `bytes` vs `lines`: as is
         return f"{visible(expected)} vs {visible(actual)}"
     want, got = expected.split("\n"), actual.split("\n")
@@ -220,7 +239,7 @@ def _line_shape(expected: str, actual: str) -> str:
         a = want[index] if index < len(want) else None
         b = got[index] if index < len(got) else None
         if a != b:
-            return f"{_shape(a)} vs {_shape(b)}"
+            return _lines_class(a, b)
     return "same lines"  # unreachable for different strings; kept total
 
 
