@@ -133,7 +133,10 @@ class CoreConstructor(SafeConstructor):
             key = self.construct_object(key_node, deep=True)
             identity = _key_identity(key)
             if identity in seen:
-                raise _MarkedError("Map keys must be unique", key_node.start_mark.index)
+                at = key_node.start_mark.index
+                raise _MarkedError(
+                    "Map keys must be unique", _duplicate_at(key_node.start_mark.buffer or "", at)
+                )
             seen.add(identity)
             out[_js_key(key)] = self.construct_object(value_node, deep=True)
         return out
@@ -202,6 +205,16 @@ class _MarkedError(Exception):
     swallows: int | None = None  # scan errors past this index are inside this error's node
     worded: bool = True  # False: PyYAML's own words, which lose to any scanned error
     rank: int = 2  # which error `yaml` reports first of two at one position (lowest)
+
+
+def _duplicate_at(source: str, key_index: int) -> int:
+    """FM-3: where `yaml` puts a repeated key's error: at the key, or, when the pair
+    before it has an empty value, at the end of that pair's line."""
+    line_start = source.rfind("\n", 0, key_index) + 1
+    if line_start == 0:
+        return key_index
+    previous = source[source.rfind("\n", 0, line_start - 1) + 1 : line_start - 1]
+    return line_start - 1 if re.search(r":[ \t]*$", previous) else key_index
 
 
 def _key_identity(key: Any) -> tuple[str, Any]:
@@ -296,7 +309,9 @@ def _known_errors(source: str) -> list[_MarkedError]:
     seen: set[str] = set()
     for key in _TOP_KEY.finditer(source):  # a flat mapping's repeated key
         if key.group(1) in seen:
-            found.append(_MarkedError("Map keys must be unique", key.start()))
+            found.append(
+                _MarkedError("Map keys must be unique", _duplicate_at(source, key.start()))
+            )
             break
         seen.add(key.group(1))
     end = _DOC_END.search(source)
@@ -326,6 +341,22 @@ _NODE_END: Final = re.compile(
     r"but found '(?:<scalar>|\?|<block mapping start>)'"
 )
 _KEY_TAB: Final = re.compile(r"^( *(?:- +)*[^\s'\"#\[\]{}|>][^:\n]*:)(\t+)", re.MULTILINE)
+
+
+def _open_bracket(text: str) -> str | None:
+    """The innermost `[` or `{` left open in `text` (quotes skipped), or None."""
+    stack: list[str] = []
+    quote = ""
+    for char in text:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "[{":
+            stack.append(char)
+        elif char in "]}" and stack:
+            stack.pop()
+    return stack[-1] if stack else None
 
 
 def _implicit_key_error(source: str, colon: int) -> tuple[str, int]:
@@ -365,6 +396,10 @@ def _pyyaml_error(source: str, error: yaml.MarkedYAMLError) -> _MarkedError | st
     if problem == "mapping values are not allowed here":
         message, start = _implicit_key_error(source, at)
         return _MarkedError(message, start, rank=0)
+    if problem == "expected the node content, but found '<stream end>'":
+        opener = _open_bracket(source[:at])
+        if opener is not None:
+            return _MarkedError(_FLOW_END["]" if opener == "[" else "}"], at)
     if problem == "sequence entries are not allowed here":
         line_start = source.rfind("\n", 0, at) + 1
         if ":" in source[line_start:at]:
