@@ -21,7 +21,9 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Generator, Iterator
@@ -34,7 +36,12 @@ from hypothesis import HealthCheck, Verbosity, settings
 from conformance import DATA_VERSION, __version__
 from conformance.adapters import Implementation, InstallError, open_implementation
 from conformance.adapters.pi import PI_VERSION
-from conformance.adapters.wire import DEFAULT_MAX_ANSWER_BYTES, WireImplementation
+from conformance.adapters.wire import (
+    DEFAULT_MAX_ANSWER_BYTES,
+    WireImplementation,
+    join_run,
+    run_dir,
+)
 from conformance.cases import BOUNDARIES, Case, corpus_digest, load_cases
 from conformance.check import CaseMismatch, rerun_command
 from conformance.compare import shorten
@@ -116,7 +123,32 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--summary-md", default=None, help="write a Markdown summary here")
 
 
+def _interrupt(signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+
+def _interrupt_on_sigterm() -> None:
+    """SIGTERM unwinds a run as Ctrl-C does, instead of ending the runner where it stands.
+
+    pytest then tears down its fixtures, so each implementation's process tree is killed
+    and its private temp dir removed (`WireImplementation.close`), in every xdist worker
+    too, and the reports of what ran are still written.
+    """
+    main = threading.current_thread() is threading.main_thread()
+    if main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _interrupt)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist's controller hands each worker its run dir, which it sweeps at its exit."""
+    node.workerinput["ctxspec_run_dir"] = run_dir()
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    _interrupt_on_sigterm()
+    if joined := getattr(config, "workerinput", {}).get("ctxspec_run_dir"):
+        join_run(joined)
     for slug, text in BOUNDARIES.items():
         config.addinivalue_line("markers", f"{slug}: boundary {text}")
     config.addinivalue_line(

@@ -26,13 +26,24 @@ Answers like the reference, except as the modes say:
   endless-line   answers with bytes that never end in a newline
   huge-wrong     answers truncate ops with $FAKE_BYTES of content and a huge extra list
   stderr-flood   writes $FAKE_BYTES bytes (default 2 MB) to stderr without a newline, exits 4
+  litter         on each non-hello request, leaves a temp file and a temp dir with an
+                 unreadable (mode 0) subdir in its TMPDIR, and names them in $FAKE_STATE.litter
+                 (then goes on as the other modes say)
+  non-utf8       answers non-hello requests with a line of bytes that are not UTF-8
+  duplicate      answers every non-hello request twice
+  partial-exit   writes half an answer line, no newline, then exits with status 0
+  partial-hang   writes half an answer line, no newline, then hangs
+  exit-at-once   exits with status 0 on the first non-hello request, writing nothing
+  ignore-term    ignores SIGTERM (with hang: a hang that only SIGKILL ends)
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -78,8 +89,34 @@ def _hello(modes: set[str], request_id: int) -> None:
     print(json.dumps({"id": request_id, "result": hello}), flush=True)
 
 
+def _litter(state: Path) -> None:
+    """Temp files the runner must remove: a file, and a dir holding an unreadable dir."""
+    handle, file = tempfile.mkstemp(prefix="fake-litter-")
+    os.close(handle)
+    folder = tempfile.mkdtemp(prefix="fake-litter-")
+    os.mkdir(os.path.join(folder, "locked"))
+    os.chmod(os.path.join(folder, "locked"), 0)
+    with open(state.with_suffix(".litter"), "a") as names:
+        names.write(f"{file}\n{folder}\n")
+
+
 def _hostile(modes: set[str], state: Path, request_id: int) -> bool:
     """The modes that attack the runner's bounds; True when the request is answered."""
+    if "litter" in modes:
+        _litter(state)
+    if "exit-at-once" in modes:
+        sys.exit(0)
+    if "non-utf8" in modes:
+        line = b'{"id": %d, "result": "\xff\xfe"}\n' % request_id
+        sys.stdout.buffer.write(line)
+        sys.stdout.flush()
+        return True
+    if "partial-exit" in modes or "partial-hang" in modes:
+        sys.stdout.write(json.dumps({"id": request_id, "result": "half"})[:10])
+        sys.stdout.flush()
+        if "partial-exit" in modes:
+            sys.exit(0)
+        time.sleep(3600)
     if "setsid-child" in modes:
         _setsid_child(modes, state)
         if "hang" not in modes and "answer" not in modes:
@@ -103,6 +140,8 @@ def _hostile(modes: set[str], state: Path, request_id: int) -> bool:
 def main() -> None:
     modes = set(sys.argv[1:])
     state = Path(os.environ.get("FAKE_STATE", "/nonexistent"))
+    if "ignore-term" in modes:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if "crash-at-start" in modes:
         print("fake: cannot start on purpose", file=sys.stderr, flush=True)
         sys.exit(1)
@@ -141,6 +180,8 @@ def main() -> None:
             if "huge-wrong" in modes and "truncatedBy" in reply["result"]:
                 reply["result"].update(content="y" * _size(), huge=list(range(_size() // 8)))
         print(json.dumps(reply), flush=True)
+        if "duplicate" in modes:
+            print(json.dumps(reply), flush=True)
 
 
 if __name__ == "__main__":
