@@ -1,5 +1,8 @@
 """Hypothesis strategies for the inputs that break context engines, one module per kind.
 
-`text` (strings with astral characters, lone surrogates, CRLF, BOMs; limits near a size)
-and, as boundaries arrive, one module each for trees, sessions and byte streams.
+`text` (strings with astral characters, lone surrogates, CRLF, BOMs; limits near a size),
+`trees` (context-file trees, trust stores), `sessions` (session trees, agent runs),
+`streams` (chunked byte streams), `files` (trees with ignore files, binary and non-UTF-8
+files and symlinks; globs; skill front matter; settings patterns) and `ops` (one strategy
+of arguments per op of protocol v1, which `ctxspec fuzz` draws from).
 """
