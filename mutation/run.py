@@ -8,7 +8,8 @@ against `ctxspec conform` (the reference in process, stopping at the first failu
 mutant the suite fails is killed; one it passes survived.
 
 Some mutants cannot be killed because they do not change behaviour. Each of these is
-listed in `mutation/equivalent.yaml` with one line of reason. It is keyed by module,
+listed in `mutation/equivalent.yaml` with one line of reason (mutants inside annotations are
+found by the AST: they are never evaluated). It is keyed by module,
 function, operator and the mutated line's text, so the key survives edits elsewhere in the
 file. They are left out of the score:
 
@@ -27,6 +28,7 @@ an hour of one core.
 from __future__ import annotations
 
 import argparse
+import ast
 import collections
 import json
 import os
@@ -64,6 +66,7 @@ class Mutant:
     occurrence: int  # Cosmic Ray's index of this operator's sites in the module
     line: int
     text: str  # the mutated line's source, stripped
+    in_annotation: bool = False  # never evaluated: every module has postponed annotations
 
     @property
     def ident(self) -> tuple[str, str, int]:
@@ -153,17 +156,52 @@ def cosmic_ray(tree: Path, *args: str) -> None:
     )  # fmt: skip
 
 
+def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Where a module's annotations are, as (start, end) (line, column) positions.
+
+    A mutant inside one (`float | None` made `float >> None`) cannot change behaviour when
+    the module postpones its annotations (`from __future__ import annotations`, which
+    every module of `reference/` has): they are strings nobody evaluates.
+    """
+    tree = ast.parse(source)
+    if not any(
+        isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        and any(alias.name == "annotations" for alias in node.names)
+        for node in tree.body
+    ):  # fmt: skip
+        return []
+    spans = []
+    for node in ast.walk(tree):
+        found: list[ast.expr | None] = []
+        if isinstance(node, ast.arg):
+            found.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            found.append(node.annotation)
+        for expr in filter(None, found):
+            end = (expr.end_lineno or expr.lineno, expr.end_col_offset or expr.col_offset)
+            spans.append(((expr.lineno, expr.col_offset), end))
+    return spans
+
+
 def mutants_of(db: WorkDB, tree: Path) -> list[Mutant]:
     lines: dict[str, list[str]] = {}
+    annotations: dict[str, list[tuple[tuple[int, int], tuple[int, int]]]] = {}
     found = []
     for item in db.work_items:
         (spec,) = item.mutations
         module = spec.module_path.as_posix()
-        source = lines.setdefault(module, (tree / module).read_text(encoding="utf-8").splitlines())
+        if module not in lines:
+            text = (tree / module).read_text(encoding="utf-8")
+            lines[module], annotations[module] = text.splitlines(), annotation_spans(text)
         line = spec.start_pos[0]
+        start, end = tuple(spec.start_pos), tuple(spec.end_pos)
+        inside = any(a <= start and end <= b for a, b in annotations[module])
         found.append(
             Mutant(item.job_id, module, spec.definition_name or "<module>",
-                   spec.operator_name, spec.occurrence, line, source[line - 1].strip())
+                   spec.operator_name, spec.occurrence, line, lines[module][line - 1].strip(),
+                   inside)
         )  # fmt: skip
     return sorted(found, key=lambda m: (m.module, m.line, m.operator, m.occurrence))
 
@@ -204,10 +242,18 @@ def run_shard(
         wanted = {m.ident for m in chosen}
         skip(db, [m for m in everything if m.ident not in wanted], "not sampled")
     cosmic_ray(tree, "exec", str(config), str(session))
+    return collect(shard, chosen)
+
+
+def collect(shard: int, chosen: Sequence[Mutant]) -> dict[str, WorkResult]:
+    """The results a shard's session holds so far, by the job ids of `chosen`."""
+    session = WORKDIR / f"session-{shard}.sqlite"
+    if not session.exists():
+        return {}
     with use_db(str(session), WorkDB.Mode.open) as db:
-        job_of = {m.ident: m.job_id for m in mutants_of(db, tree)}
-        results = dict(db.results)
-    return {m.job_id: results[job_of[m.ident]] for m in chosen if job_of[m.ident] in results}
+        job_of = {m.ident: m.job_id for m in mutants_of(db, WORKDIR / f"tree-{shard}")}
+        results = {j: r for j, r in db.results if r.worker_outcome != WorkerOutcome.SKIPPED}
+    return {m.job_id: results[job_of[m.ident]] for m in chosen if job_of.get(m.ident) in results}
 
 
 def outcome(result: WorkResult | None) -> str:
@@ -231,7 +277,8 @@ def report(  # noqa: PLR0917 (one call site, every argument named by its role)
     rows: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     survivors, records = [], []
     for m in chosen:
-        status = "equivalent" if m.key in equivalents else outcome(results.get(m.job_id))
+        listed = m.key in equivalents or m.in_annotation
+        status = "equivalent" if listed else outcome(results.get(m.job_id))
         rows[m.module][status] += 1
         records.append({"mutant": m.describe(), "status": status})
         if status == "survived":
@@ -277,7 +324,7 @@ def report(  # noqa: PLR0917 (one call site, every argument named by its role)
     return "\n".join(out) + "\n", summary
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--per-module", type=int, default=12, help="mutants per module (12)")
@@ -287,42 +334,60 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="copies run side by side")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant")
     parser.add_argument("--report", type=Path, default=WORKDIR / "report.md")
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--report-only", action="store_true",
+        help="report what the last run's sessions hold so far (same --per-module/--seed)",
+    )  # fmt: skip
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
     per_module = None if args.all else args.per_module
 
     equivalents = load_equivalents()
     WORKDIR.mkdir(parents=True, exist_ok=True)
     # the mutants are listed once, from a copy, to take the sample every shard shares
     listing = WORKDIR / "listing"
-    commit = head_commit()
-    copy_tree(listing, commit)
     session = WORKDIR / "listing.sqlite"
-    session.unlink(missing_ok=True)
-    cosmic_ray(listing, "init", str(write_config(listing, args.timeout)), str(session))
+    if args.report_only:
+        commit = (WORKDIR / "commit").read_text(encoding="utf-8").strip()
+    else:
+        commit = head_commit()
+        (WORKDIR / "commit").write_text(commit, encoding="utf-8")
+        copy_tree(listing, commit)
+        session.unlink(missing_ok=True)
+        cosmic_ray(listing, "init", str(write_config(listing, args.timeout)), str(session))
     with use_db(str(session), WorkDB.Mode.open) as db:
         mutants = mutants_of(db, listing)
     # a killer that fails on the unmutated tree would "kill" every mutant
     baseline = subprocess.run(
         KILLER, cwd=listing, env=killer_env(listing), capture_output=True, check=False
-    )
-    if baseline.returncode != 0:
+    ) if not args.report_only else None  # fmt: skip
+    if baseline is not None and baseline.returncode != 0:
         tail = baseline.stdout.decode("utf-8", "replace")[-2000:]
         print(f"the suite fails on the unmutated tree (exit {baseline.returncode}):\n{tail}")
         return 2
     if args.module:
         mutants = [m for m in mutants if m.module in args.module]
     chosen = sample(mutants, per_module, args.seed)
-    runnable = [m for m in chosen if m.key not in equivalents]
+    runnable = [m for m in chosen if m.key not in equivalents and not m.in_annotation]
     listed = len(chosen) - len(runnable)
-    print(f"{len(mutants)} mutants, {len(chosen)} sampled, {listed} listed as equivalent")
+    print(f"{len(mutants)} mutants, {len(chosen)} sampled, {listed} equivalent")
 
     started = time.monotonic()
     shards = [runnable[i :: args.jobs] for i in range(args.jobs)]
     results: dict[str, WorkResult] = {}
-    with ThreadPoolExecutor(args.jobs) as pool:
-        runs = [pool.submit(run_shard, n, p, commit, args.timeout) for n, p in enumerate(shards)]
-        for run in runs:
-            results.update(run.result())
+    if args.report_only:
+        for n, part in enumerate(shards):
+            results.update(collect(n, part))
+    else:
+        with ThreadPoolExecutor(args.jobs) as pool:
+            runs = [
+                pool.submit(run_shard, n, p, commit, args.timeout) for n, p in enumerate(shards)
+            ]
+            for run in runs:
+                results.update(run.result())
     text, summary = report(chosen, results, equivalents, args.seed, per_module, commit)
     summary["seconds"] = round(time.monotonic() - started)
     args.report.parent.mkdir(parents=True, exist_ok=True)
