@@ -1,0 +1,79 @@
+"""The mutation run's own logic: what counts as equivalent, the sample, the listed file."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("cosmic_ray")
+ROOT = Path(__file__).resolve().parent.parent
+spec = importlib.util.spec_from_file_location("mutation_run", ROOT / "mutation" / "run.py")
+assert spec and spec.loader
+run = importlib.util.module_from_spec(spec)
+sys.modules["mutation_run"] = run
+spec.loader.exec_module(run)
+
+
+def mutant(module: str, n: int, text: str = "x = 1") -> object:
+    return run.Mutant(f"j{module}{n}", module, "f", "core/NumberReplacer", n, n + 1, text)
+
+
+class TestAnnotations:
+    SOURCE = (
+        "from __future__ import annotations\n"
+        "def f(a: int | None, b: float = 1 + 2) -> list[int] | None:\n"
+        "    c: int | str = a | b\n"
+        "    return c\n"
+    )
+
+    def test_spans_cover_argument_return_and_variable_annotations(self) -> None:
+        spans = run.annotation_spans(self.SOURCE)
+        assert ((2, 9), (2, 19)) in spans  # int | None
+        assert ((2, 42), (2, 58)) in spans  # list[int] | None
+        assert ((3, 7), (3, 16)) in spans  # int | str
+
+    def test_defaults_and_expressions_are_not_annotations(self) -> None:
+        spans = run.annotation_spans(self.SOURCE)
+        inside = lambda pos: any(a <= pos <= b for a, b in spans)  # noqa: E731
+        assert not inside((2, 32))  # the default's 1 + 2
+        assert not inside((3, 21))  # the body's a | b
+
+    def test_without_postponed_annotations_nothing_is_skipped(self) -> None:
+        assert run.annotation_spans("def f(a: int | None) -> None:\n    pass\n") == []
+
+
+class TestSample:
+    def test_same_seed_same_sample_and_per_module_counts(self) -> None:
+        mutants = [mutant(m, n) for m in ("a.py", "b.py") for n in range(20)]
+        first = run.sample(mutants, 3, seed=7)
+        assert first == run.sample(mutants, 3, seed=7)
+        assert sorted(m.module for m in first) == ["a.py"] * 3 + ["b.py"] * 3
+        assert first != run.sample(mutants, 3, seed=8)
+
+    def test_all_takes_every_mutant(self) -> None:
+        mutants = [mutant("a.py", n) for n in range(4)]
+        assert run.sample(mutants, None, seed=0) == mutants
+
+
+class TestEquivalentList:
+    def test_entries_need_every_field_and_a_reason(self, tmp_path: Path) -> None:
+        listed = tmp_path / "equivalent.yaml"
+        listed.write_text("- {module: m, function: f, operator: o, line: x, reason: ' '}\n")
+        with pytest.raises(run.EquivalentListError, match="no reason"):
+            run.load_equivalents(listed)
+        listed.write_text("- {module: m, function: f}\n")
+        with pytest.raises(run.EquivalentListError, match="entry 0"):
+            run.load_equivalents(listed)
+
+    def test_an_entry_is_keyed_by_its_line_text(self, tmp_path: Path) -> None:
+        listed = tmp_path / "equivalent.yaml"
+        listed.write_text(
+            "- {module: m, function: f, operator: o, line: '  x = 1  ', reason: same value}\n"
+        )
+        assert run.load_equivalents(listed) == {("m", "f", "o", "x = 1"): "same value"}
+
+    def test_the_shipped_list_loads(self) -> None:
+        run.load_equivalents()
