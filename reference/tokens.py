@@ -210,7 +210,7 @@ def _assistant_block_chars(block: Mapping[str, Any]) -> int:
 
 # what JSON.stringify writes as more than the character itself: quote, backslash, control
 # characters and lone surrogates (the only surrogates a canonical str holds)
-_ESCAPED: Final = re.compile('["\\\x00-\x1f\ud800-\udfff]')
+_ESCAPED: Final = re.compile(r'["\\\x00-\x1f\ud800-\udfff]')  # what JSON.stringify escapes
 
 
 def _json_length(value: Any) -> int:
