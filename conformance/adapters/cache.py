@@ -2,7 +2,8 @@
 
 Every install is built in a fresh sibling directory and renamed into place only when it
 is complete, under a lock per install: an interrupted install is never used half-made
-(its directory has no stamp, so it is removed and redone), and two processes installing
+(its directory has no stamp, so it is removed and redone; side directories left by a
+process killed outright are removed by the next install), and two processes installing
 the same thing at once wait for each other instead of writing into one tree. The stamp
 holds a key (a hash of what was asked for), so a changed request installs afresh.
 """
@@ -51,6 +52,16 @@ def _locked(path: Path) -> Iterator[None]:
         yield
 
 
+def _sweep(parent: Path, name: str) -> None:
+    """Side directories of installs that were killed (SIGKILL, power loss) before cleanup.
+
+    Called under the install's lock, so no other process is building into them.
+    """
+    for pattern in (f".{name}.building-*", f".{name}.stale-*"):
+        for leftover in parent.glob(pattern):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
 def ensure(
     name: str,
     key: str,
@@ -69,6 +80,7 @@ def ensure(
     with _locked(root.parent / f".{name}.lock"):
         if _stamped(root, key) and (check is None or check(root) is None):
             return root  # another process finished it while we waited
+        _sweep(root.parent, name)
         work = Path(tempfile.mkdtemp(prefix=f".{name}.building-", dir=root.parent))
         try:
             build(work)
