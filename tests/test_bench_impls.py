@@ -1,0 +1,189 @@
+"""`ctxspec bench --impl`: the bench ops' shapes, and the checks that keep a figure honest.
+
+Inputs are small (a 256 KiB log, a 120-entry session) so each test takes seconds; no
+test asserts a time, only what the harness concluded about answers and clocks.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.adapters.reference import handle
+from conformance.protocol import validate_args, validate_result
+from corpora.generators.logs import cached_stream_log
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+import impls  # noqa: E402  (a script beside the benchmarks, not a package)
+import impls_report  # noqa: E402
+from test_bench_sessions import make_session  # noqa: E402
+
+FAKE = Path(__file__).resolve().parent / "fake_bench_impl.py"
+
+
+def fake(mode: str) -> str:
+    return f"{sys.executable} {FAKE} {mode}"
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    cache = tmp_path_factory.mktemp("bench")
+    session = make_session(120)
+    return {
+        "log": cached_stream_log("mixed", 256 << 10, cache, seed=3),
+        "invalid": cached_stream_log("invalid", 256 << 10, cache, seed=3),
+        "session": session,
+        "sessionPath": impls.write_session(session, cache / "session.jsonl"),
+    }
+
+
+def requests(inputs: dict[str, Any]) -> dict[str, impls.Request]:
+    out = {
+        "stream": impls.stream_request(inputs["log"]),
+        "stream invalid": impls.stream_request(inputs["invalid"]),
+        "head": impls.truncate_request(inputs["log"], "head"),
+        "tail": impls.truncate_request(inputs["log"], "tail"),
+    }
+    for helper in impls.HELPERS:
+        out[helper] = impls.session_request(inputs["sessionPath"], helper, inputs["session"])
+    return out
+
+
+def run(inputs: dict[str, Any], *specs: str) -> impls.Group:
+    return impls.measure_group(specs, requests(inputs), rounds=2, timeout=60)
+
+
+def test_reference_bench_answers_match_their_schemas(inputs: dict[str, Any]) -> None:
+    for request in requests(inputs).values():
+        assert validate_args(request.bench_op, request.bench_args) is None
+        reply = handle(request.bench_op, request.bench_args)
+        assert reply.error is None, reply.error
+        validate_result(request.bench_op, reply.result)
+        assert 0 <= reply.result["elapsedNs"] <= reply.result["requestNs"]
+        path = (
+            reply.result["answer"].get("persistedPath")
+            if request.bench_op == "bench.stream"
+            else None
+        )
+        if path:
+            assert Path(path).stat().st_size == inputs["log"].stat().st_size
+            Path(path).unlink()
+
+
+def test_bench_answers_are_the_ordinary_ops_answers(inputs: dict[str, Any]) -> None:
+    """A bench answer (persisted file digested) equals the matching ordinary op's result."""
+    for name, request in requests(inputs).items():
+        bench = handle(request.bench_op, request.bench_args).result["answer"]
+        if request.bench_op == "bench.stream":
+            bench = impls.digest_persisted(bench)
+        plain = handle(request.plain_op, json.loads(json.dumps(request.plain_args())))
+        assert plain.error is None, (name, plain.error)
+        assert impls.first_difference(bench, request.plain_answer(plain.result)) is None, name
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        ({"path": "/no/such/file", "chunkBytes": 10}, "path"),
+        ({"path": "README.md", "chunkBytes": 0}, "chunkBytes"),
+    ],
+)
+def test_bad_stream_arguments_are_typed_errors(args: dict[str, Any], field: str) -> None:
+    reply = handle("bench.stream", args)
+    assert reply.error is not None and reply.error.type == "invalid_input"
+    assert reply.error.field == field
+
+
+def test_an_unknown_helper_is_a_typed_error(inputs: dict[str, Any]) -> None:
+    reply = handle("bench.session", {"path": str(inputs["sessionPath"]), "helper": "nope"})
+    assert reply.error is not None and reply.error.type == "invalid_input"
+    assert reply.error.field == "helper" and "navigation" in reply.error.message
+
+
+def test_a_fast_wrong_answer_is_reported_wrong_not_fast(inputs: dict[str, Any]) -> None:
+    label = fake("fast-wrong")
+    group = run(inputs, "reference", label)
+    for name, row in group.measures.items():
+        reference, theirs = row["reference"], row[label]
+        assert reference is not None and reference.verdict == "ok", name
+        assert theirs is not None and theirs.via == "bench", name
+        assert theirs.verdict == "wrong", name
+        assert theirs.detail.startswith("differs from the reference at ")
+    head = group.measures["head"][label]
+    assert head is not None and head.detail.startswith("differs from the reference at /totalLines")
+
+
+def test_an_implementation_that_under_reports_is_caught(inputs: dict[str, Any]) -> None:
+    label = fake("under-reports")
+    group = impls.measure_group(
+        [label], {"head": impls.truncate_request(inputs["log"], "head")}, rounds=2, timeout=60
+    )
+    theirs = group.measures["head"][label]
+    assert theirs is not None and theirs.verdict == "under-reports", theirs
+    assert theirs.seconds == theirs.wall_seconds >= 0.3  # the wall time stands in
+
+
+def test_an_implementation_that_over_reports_is_caught(inputs: dict[str, Any]) -> None:
+    label = fake("over-reports")
+    group = impls.measure_group(
+        [label], {"tail": impls.truncate_request(inputs["log"], "tail")}, rounds=2, timeout=60
+    )
+    theirs = group.measures["tail"][label]
+    assert theirs is not None and theirs.verdict == "over-reports", theirs
+
+
+def test_without_bench_ops_the_ordinary_ops_measure_with_transport(inputs: dict[str, Any]) -> None:
+    label = fake("no-bench")
+    group = run(inputs, label)
+    for name, row in group.measures.items():
+        theirs = row[label]
+        assert theirs is not None and theirs.via == "transport", name
+        assert theirs.verdict == "ok", (name, theirs.detail)
+        assert theirs.seconds == theirs.wall_seconds
+    assert group.peaks[label] is not None and group.peaks[label] > 0
+
+
+def test_pi_bench_ops_agree_with_the_reference(inputs: dict[str, Any]) -> None:
+    pi = pytest.importorskip("conformance.adapters.pi")
+    try:
+        pi.ensure_installed(quiet=True)
+    except pi.PiInstallError as error:
+        pytest.skip(f"Pi 0.85.0 unavailable: {error}")
+    group = run(inputs, "pi@0.85.0")
+    for name, row in group.measures.items():
+        theirs = row["pi@0.85.0"]
+        assert theirs is not None and theirs.via == "bench", name
+        assert theirs.verdict == "ok", (name, theirs.detail)
+    assert group.hellos["pi@0.85.0"]["implementation"]["version"] == "0.85.0"
+
+
+def test_the_report_has_a_column_and_a_line_per_implementation(
+    inputs: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(impls_report, "CACHE", tmp_path / "cache")
+    wrong, plain = fake("fast-wrong"), fake("no-bench")
+    results = impls_report.run(
+        [wrong, plain],
+        sizes=["256KiB"],
+        truncate_sizes=["256KiB"],
+        entries=[60],
+        flavours=["mixed"],
+        rounds=1,
+        log=lambda _: None,
+    )
+    assert results["implementations"] == ["reference", wrong, plain]
+    report = impls_report.write(results, tmp_path / "out", "now", "reference").read_text()
+    for label in results["implementations"]:
+        assert f"| {label.replace('|', chr(92) + '|')} |" in report
+    assert "✗ wrong answer" in report and "†" in report
+    assert f"- {wrong}, truncate 256KiB head: **wrong**" in report
+    for plot in ("throughput.png", "ratio.png", "memory.png", "sessions.png"):
+        assert (tmp_path / "out" / plot).stat().st_size > 0
+    saved = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert saved["truncate"]["256KiB"]["measures"]["head"][wrong]["verdict"] == "wrong"
