@@ -18,6 +18,7 @@ from conformance.adapters.base import Implementation
 from conformance.adapters.reference import handle
 from conformance.check import require_op
 from conformance.compare import differences, render
+from conformance.strategies.ops import chunked_streams
 from conformance.strategies.streams import (
     byte_streams,
     chunked,
@@ -109,6 +110,38 @@ def test_stream_matches_reference(
     """Differential: the snapshot, counters and persisted bytes equal the reference's."""
     chunks = chunked(stream, cuts)
     args = {"chunksB64": encode_chunks(chunks), **limits, **flags}
+    require_op(impl, OP)
+    reply = impl.call(OP, args)
+    expected = handle(OP, args)
+    assert expected.error is None and reply.error is None, (expected.error, reply.error)
+    found = differences(expected.result, reply.result)
+    assert not found, f"{OP}({args!r}) differs from the reference:\n{render(found)}"
+
+
+@pytest.mark.ctxspec_property(boundary=B1, op=OP, rule="STREAM-1")
+@given(
+    chunks=chunked_streams(max_pieces=16),
+    limits=stream_limits,
+    finish=st.booleans(),
+)
+# issue 12: ED A0 at a chunk's end is two U+FFFD at once; a chunk completing a split
+# character trims the window once
+@example(
+    chunks=encode_chunks([b"a\xed\xa0"]), limits={"maxLines": None, "maxBytes": 24}, finish=False
+)
+@example(
+    chunks=encode_chunks([b"#\xf0\x9d\x84", b"\x9e\x80"]),
+    limits={"maxLines": 1, "maxBytes": 1},
+    finish=True,
+)
+def test_every_utf8_boundary_class_matches_reference(
+    impl: Implementation, chunks: list[str], limits: dict[str, Any], finish: bool
+) -> None:
+    """Differential over every UTF-8 boundary class (first and last of each length,
+    overlongs, surrogates, past U+10FFFF, bytes that start nothing, unfinished sequences)
+    cut anywhere, finished or not: what is decoded at once and what waits for the next
+    chunk, and the window cut, equal the reference's."""
+    args = {"chunksB64": chunks, **limits, "finish": finish}
     require_op(impl, OP)
     reply = impl.call(OP, args)
     expected = handle(OP, args)
