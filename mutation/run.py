@@ -67,6 +67,16 @@ class Mutant:
     line: int
     text: str  # the mutated line's source, stripped
     in_annotation: bool = False  # never evaluated: every module has postponed annotations
+    dataclass_flag: bool = False  # a harmless slots/kw_only flip (dataclass_flag_spans)
+
+    @property
+    def auto_equivalent(self) -> str:
+        """Why the AST alone shows this mutant changes nothing ("" if it does not)."""
+        if self.in_annotation:
+            return "inside an annotation, which is never evaluated"
+        if self.dataclass_flag:
+            return "a dataclass slots/kw_only flag flipped where it changes no behaviour"
+        return ""
 
     @property
     def ident(self) -> tuple[str, str, int]:
@@ -185,9 +195,80 @@ def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]
     return spans
 
 
+# the dataclass flags whose flip from True to False only changes how an instance is stored
+# or how it may be built: see dataclass_flag_spans
+_SLOTS_USES = ("__dict__", "vars(", "weakref")  # anywhere in the module
+_SLOTS_USES_IN_CLASS = ("__slots__", "super()")  # in the class itself
+
+
+def _is_dataclass(decorator: ast.expr) -> bool:
+    func = decorator.func if isinstance(decorator, ast.Call) else decorator
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name == "dataclass"
+
+
+def _order_allows_positional(cls: ast.ClassDef) -> bool:
+    """No field without a default follows one with a default, none sets its own kw_only."""
+    defaulted = False
+    for node in cls.body:
+        if not isinstance(node, ast.AnnAssign) or "ClassVar" in ast.unparse(node.annotation):
+            continue
+        value, has_default = node.value, node.value is not None
+        if isinstance(value, ast.Call) and getattr(value.func, "id", "") == "field":
+            names = {k.arg for k in value.keywords}
+            if "kw_only" in names:
+                return False
+            has_default = bool(names & {"default", "default_factory"})
+        if defaulted and not has_default:
+            return False
+        defaulted = defaulted or has_default
+    return True
+
+
+def dataclass_flag_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Where a `True` of `@dataclass(slots=True)` or `(kw_only=True)` can be flipped harmlessly.
+
+    `slots=False` gives each instance a `__dict__` and weak-reference support instead of
+    slots: no behaviour changes while the module never names `__dict__`, `vars(` or
+    `weakref` and the class never `__slots__` or `super()` (a frozen instance still refuses
+    new attributes).
+    `kw_only=False` makes the fields positional as well: every call already names them, so
+    nothing changes provided the class can still be made (no field without a default after
+    one with a default, none with its own `kw_only`) and no class of the module inherits
+    from it. Any other case is left to the suite (a class that fails to build is killed).
+    """
+    tree = ast.parse(source)
+    subclassed = {
+        base.id for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+        for base in node.bases if isinstance(base, ast.Name)
+    }  # fmt: skip
+    slots_module_safe = not any(use in source for use in _SLOTS_USES)
+    spans = []
+    for cls in ast.walk(tree):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        body = ast.get_source_segment(source, cls) or ""
+        slots_safe = slots_module_safe and not any(use in body for use in _SLOTS_USES_IN_CLASS)
+        for decorator in cls.decorator_list:
+            if not (isinstance(decorator, ast.Call) and _is_dataclass(decorator)):
+                continue
+            for kw in decorator.keywords:
+                if not (isinstance(kw.value, ast.Constant) and kw.value.value is True):
+                    continue
+                safe = (kw.arg == "slots" and slots_safe) or (
+                    kw.arg == "kw_only" and not cls.bases and cls.name not in subclassed
+                    and _order_allows_positional(cls)
+                )  # fmt: skip
+                if safe:
+                    c = kw.value
+                    spans.append(((c.lineno, c.col_offset), (c.lineno, c.col_offset + 4)))
+    return spans
+
+
 def mutants_of(db: WorkDB, tree: Path) -> list[Mutant]:
     lines: dict[str, list[str]] = {}
     annotations: dict[str, list[tuple[tuple[int, int], tuple[int, int]]]] = {}
+    flags: dict[str, list[tuple[tuple[int, int], tuple[int, int]]]] = {}
     found = []
     for item in db.work_items:
         (spec,) = item.mutations
@@ -195,13 +276,15 @@ def mutants_of(db: WorkDB, tree: Path) -> list[Mutant]:
         if module not in lines:
             text = (tree / module).read_text(encoding="utf-8")
             lines[module], annotations[module] = text.splitlines(), annotation_spans(text)
+            flags[module] = dataclass_flag_spans(text)
         line = spec.start_pos[0]
         start, end = tuple(spec.start_pos), tuple(spec.end_pos)
         inside = any(a <= start and end <= b for a, b in annotations[module])
+        flag = spec.operator_name == "core/ReplaceTrueWithFalse" and (start, end) in flags[module]
         found.append(
             Mutant(item.job_id, module, spec.definition_name or "<module>",
                    spec.operator_name, spec.occurrence, line, lines[module][line - 1].strip(),
-                   inside)
+                   inside, flag)
         )  # fmt: skip
     return sorted(found, key=lambda m: (m.module, m.line, m.operator, m.occurrence))
 
@@ -275,14 +358,16 @@ def report(  # noqa: PLR0917 (one call site, every argument named by its role)
 ) -> tuple[str, dict[str, Any]]:  # fmt: skip
     """The Markdown table per module and the JSON of every mutant's outcome."""
     rows: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-    survivors, records = [], []
+    survivors, records, same = [], [], []
     for m in chosen:
-        listed = m.key in equivalents or m.in_annotation
-        status = "equivalent" if listed else outcome(results.get(m.job_id))
+        why = equivalents.get(m.key) or m.auto_equivalent
+        status = "equivalent" if why else outcome(results.get(m.job_id))
         rows[m.module][status] += 1
-        records.append({"mutant": m.describe(), "status": status})
+        records.append({"mutant": m.describe(), "status": status, **({"why": why} if why else {})})
         if status == "survived":
             survivors.append(m)
+        elif why:
+            same.append(f"- `{m.describe()}`: {why}")
     total: collections.Counter[str] = collections.Counter()
     for counts in rows.values():
         total.update(counts)
@@ -314,6 +399,8 @@ def report(  # noqa: PLR0917 (one call site, every argument named by its role)
     )
     if survivors:
         out += ["", "Survivors:", ""] + [f"- `{m.describe()}`" for m in survivors]
+    if same:
+        out += ["", "Equivalent (left out of the score), with the reason:", "", *same]
     summary = {
         "commit": commit,
         "seed": seed,
@@ -371,7 +458,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.module:
         mutants = [m for m in mutants if m.module in args.module]
     chosen = sample(mutants, per_module, args.seed)
-    runnable = [m for m in chosen if m.key not in equivalents and not m.in_annotation]
+    runnable = [m for m in chosen if m.key not in equivalents and not m.auto_equivalent]
     listed = len(chosen) - len(runnable)
     print(f"{len(mutants)} mutants, {len(chosen)} sampled, {listed} equivalent")
 

@@ -77,3 +77,67 @@ class TestEquivalentList:
 
     def test_the_shipped_list_loads(self) -> None:
         run.load_equivalents()
+
+
+class TestDataclassFlags:
+    """`slots=True` / `kw_only=True` flips are equivalent only where nothing can tell."""
+
+    @staticmethod
+    def flagged(source: str) -> set[tuple[int, int]]:
+        return {start for start, _ in run.dataclass_flag_spans(source)}
+
+    def test_slots_and_kw_only_flips_of_a_plain_dataclass(self) -> None:
+        source = (
+            "from dataclasses import dataclass, field\n"
+            "@dataclass(frozen=True, slots=True, kw_only=True)\n"
+            "class A:\n"
+            "    x: int\n"
+            "    y: list[int] = field(default_factory=list)\n"
+        )
+        # slots and kw_only; never frozen (False drops __hash__, which callers may use)
+        assert self.flagged(source) == {(2, 30), (2, 44)}
+
+    def test_kw_only_kept_where_positional_fields_could_not_be_ordered(self) -> None:
+        source = (
+            "from dataclasses import dataclass, field\n"
+            "@dataclass(kw_only=True)\n"
+            "class A:\n"
+            "    x: int = 0\n"
+            "    y: int = field(repr=False)\n"  # no default: after x, kw_only=False fails
+        )
+        assert self.flagged(source) == set()
+        assert self.flagged(source.replace("    x: int = 0\n", "    x: int\n")) == {(2, 19)}
+
+    def test_kw_only_kept_for_a_class_with_bases_or_subclasses(self) -> None:
+        based = "from dataclasses import dataclass\n@dataclass(kw_only=True)\nclass A(B):\n"
+        based += "    x: int\n"
+        assert self.flagged(based) == set()
+        inherited = based.replace("class A(B)", "class A") + "class C(A):\n    pass\n"
+        assert self.flagged(inherited) == set()
+
+    def test_slots_kept_where_the_storage_could_be_seen(self) -> None:
+        plain = "from dataclasses import dataclass\n@dataclass(slots=True)\nclass A:\n    x: int\n"
+        assert self.flagged(plain) == {(2, 17)}
+        assert self.flagged(plain + "print(vars(A(1)))\n") == set()
+        assert self.flagged(plain + "    def f(self):\n        return super().f()\n") == set()
+        # super() in another class does not concern this one
+        other = "class B(C):\n    def f(self):\n        return super().f()\n"
+        assert self.flagged(plain + other) == {(2, 17)}
+
+    def test_only_true_constants_of_dataclass_decorators(self) -> None:
+        source = (
+            "from dataclasses import dataclass\n"
+            "@other(slots=True)\n"
+            "class A:\n    x: int\n"
+            "@dataclass(slots=False, kw_only=flag)\n"
+            "class B:\n    x: int\n"
+        )
+        assert self.flagged(source) == set()
+
+    def test_a_flagged_mutant_is_reported_equivalent_with_its_reason(self) -> None:
+        m = run.Mutant("j", "m.py", "<module>", "core/ReplaceTrueWithFalse", 0, 2,
+                       "@dataclass(slots=True)", dataclass_flag=True)  # fmt: skip
+        text, summary = run.report([m], {}, {}, 0, 5, "c" * 40)
+        assert "| `m.py` | 1 | 0 | 0 | 0 | 1 | – |" in text
+        assert "slots/kw_only" in text
+        assert summary["mutants"][0]["status"] == "equivalent"
