@@ -10,14 +10,35 @@
  * Anything else (an entry that is not a dict, an id that is not an exact str, a type or
  * parentId that is a str subclass) answers None, and the caller takes the Python scan,
  * which also raises the errors. Tested against it in tests/test_reference_session_walks.py.
+ *
+ * file_op_calls(messages, tools) -> [(kind, path), ...] or None: the read/write/edit tool
+ * calls of assistant messages that compaction's file operations gather, in order, where
+ * `tools` maps a tool name to its kind. It answers None, leaving the work to the Python
+ * loop, wherever a value is of a type JSON does not make (a dict or str subclass, another
+ * Mapping), so only plain parsed JSON takes this path.
+ *
+ * nones(seq) -> [position, ...]: where a list or tuple holds None, found by comparing
+ * pointers (Python's `index(None)` and `in` ask each item's type, a memory access per item).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+static PyObject *s_role, *s_assistant, *s_tool_call, *s_arguments, *s_name, *s_path;
 static PyObject *s_id, *s_parent, *s_type, *s_message, *s_content, *s_session_kind, *s_message_kind;
 
 static int same_str(PyObject *value, PyObject *literal) {
     return value != NULL && PyUnicode_CheckExact(value) && PyUnicode_Compare(value, literal) == 0;
+}
+
+/* A dict with room for n keys, so filling it never rehashes (the presizing call is private
+ * API, kept by CPython up to 3.12; later versions grow the dict as it fills). */
+static PyObject *new_dict(Py_ssize_t n) {
+#if PY_VERSION_HEX < 0x030D0000
+    return _PyDict_NewPresized(n);
+#else
+    (void)n;
+    return PyDict_New();
+#endif
 }
 
 static PyObject *scan(PyObject *module, PyObject *entries) {
@@ -25,7 +46,7 @@ static PyObject *scan(PyObject *module, PyObject *entries) {
     if (!PyList_CheckExact(entries) && !PyTuple_CheckExact(entries)) Py_RETURN_NONE;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(entries);
     PyObject **items = PySequence_Fast_ITEMS(entries);
-    PyObject *positions = PyDict_New(), *breaks = PyList_New(0), *headers = PyList_New(0);
+    PyObject *positions = new_dict(n), *breaks = PyList_New(0), *headers = PyList_New(0);
     PyObject *slots = PyList_New(n);
     PyObject *previous = NULL; /* borrowed: the previous entry's id */
     if (!positions || !breaks || !headers || !slots) goto error;
@@ -86,8 +107,114 @@ error:
     return NULL;
 }
 
+
+/* 1 for a value of a type parsed JSON has that is not a str or dict (skipped as Python
+ * skips it: unequal to any str, not a Mapping), 0 for anything else. */
+static int plain_other(PyObject *value) {
+    return value == Py_None || PyBool_Check(value) || PyLong_CheckExact(value) ||
+           PyFloat_CheckExact(value) || PyList_CheckExact(value);
+}
+
+/* Whether `value` (borrowed, may be NULL) equals the str `literal`: 1, 0, or -1 for a value
+ * this pass does not decide (a str subclass or an object of another type). */
+static int str_is(PyObject *value, PyObject *literal) {
+    if (value == NULL || plain_other(value)) return 0;
+    if (!PyUnicode_CheckExact(value)) return -1;
+    return PyUnicode_Compare(value, literal) == 0;
+}
+
+static PyObject *file_op_calls(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *messages, *tools;
+    if (!PyArg_ParseTuple(args, "OO!", &messages, &PyDict_Type, &tools)) return NULL;
+    if (!PyList_CheckExact(messages) && !PyTuple_CheckExact(messages)) Py_RETURN_NONE;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(messages);
+    PyObject **items = PySequence_Fast_ITEMS(messages);
+    PyObject *found = PyList_New(0);
+    if (found == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *message = items[i];
+        if (!PyDict_CheckExact(message)) goto fallback;
+        PyObject *role = PyDict_GetItemWithError(message, s_role);
+        if (role == NULL && PyErr_Occurred()) goto error;
+        int assistant = str_is(role, s_assistant);
+        if (assistant < 0) goto fallback;
+        if (!assistant) continue;
+        PyObject *content = PyDict_GetItemWithError(message, s_content);
+        if (content == NULL && PyErr_Occurred()) goto error;
+        if (content == NULL || !PyList_Check(content)) continue;
+        if (!PyList_CheckExact(content)) goto fallback;
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(content); j++) {
+            PyObject *block = PyList_GET_ITEM(content, j);
+            if (!PyDict_CheckExact(block)) {
+                if (plain_other(block) || PyUnicode_CheckExact(block)) continue;
+                goto fallback;
+            }
+            PyObject *kind = PyDict_GetItemWithError(block, s_type);
+            if (kind == NULL && PyErr_Occurred()) goto error;
+            int call = str_is(kind, s_tool_call);
+            if (call < 0) goto fallback;
+            if (!call) continue;
+            PyObject *arguments = PyDict_GetItemWithError(block, s_arguments);
+            if (arguments == NULL) { if (PyErr_Occurred()) goto error; continue; }
+            PyObject *name = PyDict_GetItemWithError(block, s_name);
+            if (name == NULL) { if (PyErr_Occurred()) goto error; continue; }
+            if (!PyDict_CheckExact(arguments)) {
+                if (plain_other(arguments) || PyUnicode_CheckExact(arguments)) continue;
+                goto fallback;
+            }
+            PyObject *path = PyDict_GetItemWithError(arguments, s_path);
+            if (path == NULL) { if (PyErr_Occurred()) goto error; continue; }
+            if (!PyUnicode_Check(path)) continue;
+            if (!PyUnicode_CheckExact(path)) goto fallback;
+            if (PyUnicode_GET_LENGTH(path) == 0) continue;
+            if (!PyUnicode_Check(name)) continue;
+            if (!PyUnicode_CheckExact(name)) goto fallback;
+            PyObject *tool = PyDict_GetItemWithError(tools, name);
+            if (tool == NULL) { if (PyErr_Occurred()) goto error; continue; }
+            if (tool == Py_None) continue;
+            PyObject *pair = PyTuple_Pack(2, tool, path);
+            if (pair == NULL || PyList_Append(found, pair) < 0) { Py_XDECREF(pair); goto error; }
+            Py_DECREF(pair);
+        }
+    }
+    return found;
+fallback:
+    Py_DECREF(found);
+    Py_RETURN_NONE;
+error:
+    Py_DECREF(found);
+    return NULL;
+}
+
+static PyObject *nones(PyObject *module, PyObject *seq) {
+    (void)module;
+    if (!PyList_CheckExact(seq) && !PyTuple_CheckExact(seq)) {
+        PyErr_SetString(PyExc_TypeError, "nones() takes a list or a tuple");
+        return NULL;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    PyObject *found = PyList_New(0);
+    if (found == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (items[i] != Py_None) continue;
+        PyObject *at = PyLong_FromSsize_t(i);
+        if (at == NULL || PyList_Append(found, at) < 0) {
+            Py_XDECREF(at);
+            Py_DECREF(found);
+            return NULL;
+        }
+        Py_DECREF(at);
+    }
+    return found;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_O, "A session's ids, chain breaks, headers and messages in one pass."},
+    {"file_op_calls", file_op_calls, METH_VARARGS,
+     "The (kind, path) of each read/write/edit tool call of assistant messages."},
+    {"nones", nones, METH_O, "The positions of None in a list or tuple."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -103,6 +230,13 @@ PyMODINIT_FUNC PyInit__sessions(void) {
     s_content = PyUnicode_InternFromString("content");
     s_session_kind = PyUnicode_InternFromString("session");
     s_message_kind = PyUnicode_InternFromString("message");
+    s_role = PyUnicode_InternFromString("role");
+    s_assistant = PyUnicode_InternFromString("assistant");
+    s_tool_call = PyUnicode_InternFromString("toolCall");
+    s_arguments = PyUnicode_InternFromString("arguments");
+    s_name = PyUnicode_InternFromString("name");
+    s_path = PyUnicode_InternFromString("path");
+    if (!s_role || !s_assistant || !s_tool_call || !s_arguments || !s_name || !s_path) return NULL;
     if (!s_id || !s_parent || !s_type || !s_message || !s_content || !s_session_kind) return NULL;
     return PyModule_Create(&module);
 }

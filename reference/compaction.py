@@ -12,7 +12,8 @@ from `reference.tokens`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import importlib
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -23,6 +24,7 @@ from reference.session import (
     SessionTree,
     build_session_context,
     js_truthy,
+    none_positions,
     session_entry_to_context_messages,
 )
 from reference.tokens import estimate_context_tokens, estimate_tokens
@@ -59,6 +61,22 @@ FILE_OP_TOOLS: Final = {"read": "read", "write": "written", "edit": "edited"}
 TOOL_RESULT_MAX_CHARS: Final = 2000
 
 Entry = Mapping[str, Any]
+
+_FileOpCalls = Callable[[Sequence[Any], dict[str, str]], "list[tuple[str, str]] | None"]
+
+
+def _c_file_op_calls() -> _FileOpCalls | None:
+    """`file_op_calls` of `reference._sessions` (setup.py builds it where it can), or None."""
+    try:
+        module = importlib.import_module("reference._sessions")
+    except ImportError:  # pragma: no cover - built by every install with a compiler
+        return None
+    found: _FileOpCalls = module.file_op_calls
+    return found
+
+
+# the read/write/edit calls of plain parsed JSON messages, found in C (None: the Python loop)
+C_FILE_OP_CALLS: Final = _c_file_op_calls()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -117,7 +135,8 @@ class FileOperations:
         current: tuple[str, ...] = getattr(self, kind)
         if path in current:
             return self
-        return FileOperations(**{**self.to_pi(), kind: (*current, path)})
+        kinds = {"read": self.read, "written": self.written, "edited": self.edited}
+        return FileOperations(**{**kinds, kind: (*current, path)})  # tuples, as built
 
     def adding(self) -> _FileOpsBuilder:
         """A builder starting from these sets (adds in O(1), unlike `add`)."""
@@ -149,37 +168,54 @@ class _FileOpsBuilder:
         self.add_from_messages((message,))
 
     def add_from_messages(self, messages: Sequence[Mapping[str, Any]]) -> None:
-        """`add_from_message` of each message, in order (one loop, no call per message)."""
+        """`add_from_message` of each message, in order (one loop, no call per message).
+
+        Plain parsed JSON goes through the C pass of `reference._sessions`, which finds the
+        same calls as `file_op_calls` (tested against it); anything else through that.
+        """
         kinds = self._kinds
-        for message in messages:
-            if message.get("role") != "assistant":
-                continue
-            content = message.get("content")
-            if not isinstance(content, list):
-                continue
-            for block in content:
-                if type(block) is not dict and not isinstance(block, Mapping):
-                    continue
-                if block.get("type") != "toolCall" or "arguments" not in block:
-                    continue
-                if "name" not in block:
-                    continue
-                arguments = block["arguments"]
-                if type(arguments) is dict or isinstance(arguments, Mapping):
-                    path = arguments.get("path")
-                else:
-                    path = None
-                if not isinstance(path, str) or not path:
-                    continue
-                name = block["name"]
-                kind = FILE_OP_TOOLS.get(name) if isinstance(name, str) else None
-                if kind is not None:
-                    kinds[kind].setdefault(path)
+        found = C_FILE_OP_CALLS(messages, FILE_OP_TOOLS) if C_FILE_OP_CALLS is not None else None
+        for kind, path in file_op_calls(messages) if found is None else found:
+            kinds[kind].setdefault(path)
 
     def build(self) -> FileOperations:
         kinds = self._kinds
         read, written, edited = (tuple(kinds[k]) for k in ("read", "written", "edited"))
         return FileOperations(read=read, written=written, edited=edited)
+
+
+def file_op_calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    """The (kind, path) of each read/write/edit tool call of the assistant messages, in order.
+
+    A call counts when its block is a `toolCall` with a `name` and `arguments`, and the
+    arguments' `path` is a non-empty string.
+    """
+    found: list[tuple[str, str]] = []
+    for message in messages:
+        if message.get("role") != "assistant":
+            continue
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if type(block) is not dict and not isinstance(block, Mapping):
+                continue
+            if block.get("type") != "toolCall" or "arguments" not in block:
+                continue
+            if "name" not in block:
+                continue
+            arguments = block["arguments"]
+            if type(arguments) is dict or isinstance(arguments, Mapping):
+                path = arguments.get("path")
+            else:
+                path = None
+            if not isinstance(path, str) or not path:
+                continue
+            name = block["name"]
+            kind = FILE_OP_TOOLS.get(name) if isinstance(name, str) else None
+            if kind is not None:
+                found.append((kind, path))
+    return found
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -383,7 +419,7 @@ def prepare_compaction(
         return None
     tree = SessionTree.of(path)  # one pass: the context below and the messages reuse it
     slots = tree.slots
-    others = _unslotted(slots)  # a compaction entry is one of these
+    others = none_positions(slots)  # a compaction entry is one of these
     previous_index = next((i for i in reversed(others) if path[i].get("type") == "compaction"), -1)
     previous_summary: Any = None
     start = 0
@@ -433,24 +469,12 @@ def prepare_compaction(
     )
 
 
-def _unslotted(slots: Sequence[Any]) -> list[int]:
-    """The positions whose slot is None (every entry but plain message entries)."""
-    found: list[int] = []
-    at = -1
-    while True:
-        try:
-            at = slots.index(None, at + 1)
-        except ValueError:
-            return found
-        found.append(at)
-
-
 def _summarizable(
     path: Sequence[Entry], slots: Sequence[dict[str, Any] | None], start: int, end: int
 ) -> tuple[dict[str, Any], ...]:
     """The first message of each entry of `path[start:end]` but compactions."""
     part = slots[start:end]
-    if None not in part:
+    if not none_positions(part):
         return tuple(part)  # type: ignore[arg-type]  # no None in it
     out: list[dict[str, Any]] = []
     for offset, slot in enumerate(part, start):

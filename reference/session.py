@@ -51,6 +51,7 @@ __all__ = [
     "entry_key",
     "index_entries",
     "js_truthy",
+    "none_positions",
     "parse_session_entries",
     "session_entry_to_context_messages",
     "walk_to_root",
@@ -83,6 +84,27 @@ def _c_pass() -> Callable[[Sequence[Any]], _Scanned | None] | None:
 
 # SessionTree.of's pass in C: the Python scan's values for plain dict entries with str ids
 _C_SCAN: Final = _c_pass()
+_C_NONES: Final[Callable[[Sequence[Any]], list[int]] | None] = (
+    importlib.import_module("reference._sessions").nones if _C_SCAN is not None else None
+)
+
+
+def none_positions(items: Sequence[Any]) -> list[int]:
+    """Where `items` holds None, in order: the entries of a path that have no slot.
+
+    The C pass compares pointers; `index(None)` and `in` ask each item's type, a memory
+    access per item, which is most of the cost of a long path's context.
+    """
+    if _C_NONES is not None and type(items) in (list, tuple):
+        return _C_NONES(items)
+    found: list[int] = []
+    at = -1
+    while True:
+        try:
+            at = items.index(None, at + 1)
+        except ValueError:
+            return found
+        found.append(at)
 
 
 class _Unset:
@@ -447,12 +469,7 @@ def _context_of(path: Sequence[Entry], slots: Sequence[dict[str, Any] | None]) -
     thinking: Any = "off"
     latest = -1
     converted: dict[int, dict[str, Any]] = {}  # path index -> message of a None slot
-    at = -1
-    while True:  # the entries without a slot, in path order
-        try:
-            at = slots.index(None, at + 1)
-        except ValueError:
-            break
+    for at in none_positions(slots):  # the entries without a slot, in path order
         entry = path[at]
         kind = entry.get("type")
         if kind == "message":
@@ -470,7 +487,7 @@ def _context_of(path: Sequence[Entry], slots: Sequence[dict[str, Any] | None]) -
         messages = list(session_entry_to_context_messages(path[latest]))
     for start, stop in bounds:
         part = slots[start:stop]
-        if None not in part:
+        if not none_positions(part):
             messages += part  # type: ignore[arg-type]  # no None in it
             continue
         for offset, slot in enumerate(part, start):

@@ -11,6 +11,7 @@ not strings, missing parents, cycles, compactions, headers and metadata entries.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -375,3 +376,89 @@ def test_preparation_is_the_plain_passes(entries: list[Any], keep: int) -> None:
         )
 
     _same(fast, lambda: plain_prepare(entries, keep))
+
+
+class _Path(str):
+    """A str subclass: a type JSON never makes, which the C passes leave to Python."""
+
+
+_json_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=3)
+)
+_tool_names = st.sampled_from(["read", "write", "edit", "bash", "", "Read"])
+_paths = st.one_of(
+    st.sampled_from(["a.py", "", "dir/b.md"]), _json_scalars, st.builds(_Path, st.just("c"))
+)
+
+
+@st.composite
+def _blocks(draw: st.DrawFn) -> Any:
+    block: dict[str, Any] = {}
+    if draw(st.booleans()):
+        block["type"] = draw(st.sampled_from(["toolCall", "text", "toolcall"]) | _json_scalars)
+    if draw(st.booleans()):
+        block["name"] = draw(_tool_names | _json_scalars)
+    if draw(st.booleans()):
+        block["arguments"] = draw(
+            st.fixed_dictionaries({}, optional={"path": _paths}) | _json_scalars
+        )
+    return draw(st.just(block) | _json_scalars | st.lists(st.just(block), max_size=1))
+
+
+@st.composite
+def _call_messages(draw: st.DrawFn) -> list[Any]:
+    messages = []
+    for _ in range(draw(st.integers(0, 6))):
+        message: dict[str, Any] = {"role": draw(st.sampled_from(["assistant", "user"]))}
+        if draw(st.booleans()):
+            message["content"] = draw(st.lists(_blocks(), max_size=4) | _json_scalars)
+        messages.append(message)
+    return messages
+
+
+class TestCPasses:
+    """The other C passes of reference/_sessions.c give their Python counterparts' values."""
+
+    @pytest.mark.skipif(compaction.C_FILE_OP_CALLS is None, reason="the C pass is not built")
+    @given(_call_messages(), st.booleans())
+    def test_file_op_calls_in_c_are_the_python_loop(
+        self, messages: list[Any], as_tuple: bool
+    ) -> None:
+        """Same (kind, path) pairs in the same order, or None where a str subclass shows."""
+        given_messages: Sequence[Any] = tuple(messages) if as_tuple else messages
+        assert compaction.C_FILE_OP_CALLS is not None
+        found = compaction.C_FILE_OP_CALLS(given_messages, compaction.FILE_OP_TOOLS)
+        plain = compaction.file_op_calls(given_messages)
+        if found is None:
+            assert "_Path" in repr([type(v).__name__ for v in _leaves(messages)])
+            return
+        assert found == plain
+        assert all(type(path) is str for _, path in found)
+
+    def test_file_op_calls_of_a_mapping_are_the_python_loop(self) -> None:
+        """A message that is not a plain dict is left to Python, which reads it the same."""
+        block = {"type": "toolCall", "name": "read", "arguments": {"path": "x"}}
+        message = MappingProxyType({"role": "assistant", "content": [block]})
+        assert compaction.file_op_calls([message]) == [("read", "x")]
+        if compaction.C_FILE_OP_CALLS is not None:
+            assert compaction.C_FILE_OP_CALLS([message], compaction.FILE_OP_TOOLS) is None
+
+    @given(st.lists(st.none() | st.integers() | st.just({}), max_size=30), st.booleans())
+    def test_none_positions_are_where_none_is(self, items: list[Any], as_tuple: bool) -> None:
+        """The C pointer scan and the Python index loop find the same positions."""
+        given_items: Sequence[Any] = tuple(items) if as_tuple else items
+        expected = [at for at, item in enumerate(items) if item is None]
+        assert session.none_positions(given_items) == expected
+        assert session.none_positions(_Seq(items)) == expected  # not a list: the Python loop
+
+
+class _Seq(list):  # type: ignore[type-arg]
+    """A list subclass, which the C pass does not take."""
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
