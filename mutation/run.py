@@ -114,6 +114,18 @@ def load_equivalents(path: Path = EQUIVALENT) -> dict[tuple[str, str, str, str],
     return listed
 
 
+def listed_reason(m: Mutant, equivalents: dict[tuple[str, str, str, str], str]) -> str:
+    """Why `m` is listed as equivalent ("" if it is not); a listed field "*" matches any.
+
+    `function: "*"`, `operator: "*"`, `line: "*"` lists every mutant of a module, for code no
+    op of the protocol can reach (the suite cannot see it, whatever it does).
+    """
+    for key, why in equivalents.items():
+        if all(want in ("*", got) for want, got in zip(key, m.key, strict=True)):
+            return why
+    return ""
+
+
 def head_commit() -> str:
     return subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True
@@ -360,7 +372,7 @@ def report(  # noqa: PLR0917 (one call site, every argument named by its role)
     rows: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     survivors, records, same = [], [], []
     for m in chosen:
-        why = equivalents.get(m.key) or m.auto_equivalent
+        why = listed_reason(m, equivalents) or m.auto_equivalent
         status = "equivalent" if why else outcome(results.get(m.job_id))
         rows[m.module][status] += 1
         records.append({"mutant": m.describe(), "status": status, **({"why": why} if why else {})})
@@ -458,7 +470,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.module:
         mutants = [m for m in mutants if m.module in args.module]
     chosen = sample(mutants, per_module, args.seed)
-    runnable = [m for m in chosen if m.key not in equivalents and not m.auto_equivalent]
+    runnable = [m for m in chosen if not (listed_reason(m, equivalents) or m.auto_equivalent)]
     listed = len(chosen) - len(runnable)
     print(f"{len(mutants)} mutants, {len(chosen)} sampled, {listed} equivalent")
 

@@ -141,3 +141,17 @@ class TestDataclassFlags:
         assert "| `m.py` | 1 | 0 | 0 | 0 | 1 | – |" in text
         assert "slots/kw_only" in text
         assert summary["mutants"][0]["status"] == "equivalent"
+
+
+LISTED = {
+    ("m.py", "f", "core/NumberReplacer", "x = 1"): "exact",
+    ("edge.py", "*", "*", "*"): "no op reaches it",
+}
+
+
+class TestListedReason:
+    def test_exact_key_and_wildcards(self) -> None:
+        assert run.listed_reason(mutant("m.py", 0), LISTED) == "exact"
+        assert run.listed_reason(mutant("m.py", 0, "x = 2"), LISTED) == ""
+        assert run.listed_reason(mutant("edge.py", 3, "anything"), LISTED) == "no op reaches it"
+        assert run.listed_reason(mutant("other.py", 3), LISTED) == ""
