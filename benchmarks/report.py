@@ -29,8 +29,6 @@ import argparse
 import contextlib
 import io
 import json
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -48,6 +46,7 @@ import batch_figures  # noqa: E402  (sibling scripts, not an installed package)
 import compare  # noqa: E402
 import estimate_accuracy  # noqa: E402
 import impls_report  # noqa: E402
+import session_figures  # noqa: E402
 import stream_figures  # noqa: E402
 import stream_memory  # noqa: E402
 
@@ -75,39 +74,14 @@ def _throughput(measured: dict[str, dict[str, dict[str, float]]]) -> dict[str, d
     return series
 
 
-def _sessions(out: Path) -> dict[str, dict[str, float]]:
-    """Median ms per function and size, reference and Pi (the plot's data)."""
-    raw = out / "sessions.json"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            str(HERE / "test_bench_sessions.py"),
-            "-q",
-            "-p",
-            "conformance.plugin",
-            "--benchmark-only",
-            f"--benchmark-json={raw}",
-        ],
-        check=True,
-        env={**os.environ, "CTXSPEC_BENCH_SESSION_SIZES": SESSION_SIZES},
-        capture_output=True,
-    )
-    series: dict[str, dict[str, float]] = {}
-    for bench in json.loads(raw.read_text())["benchmarks"]:
-        size = str(bench["param"]).split("-")[0]
-        name = bench["name"].split("[")[0].removeprefix("test_")
-        if name == "pi_session_helpers":
-            for key, ns in bench["extra_info"].items():
-                function = key.removeprefix("pi_").removesuffix("_median_ns")
-                series.setdefault(f"Pi {function}", {})[str(size)] = ns / 1e6
-        else:
-            function = name.removeprefix("reference_")
-            series.setdefault(f"reference {function}", {})[str(size)] = (
-                bench["stats"]["median"] * 1e3
-            )
-    return series
+def _sessions() -> dict[str, Any]:
+    """The session helpers, reference and Pi timed in the same rounds, interleaved.
+
+    `session_figures.figures()`: its `sessionsMs` is the scaling plot's data, its
+    `ratios` are what the gate compares (the ratios of separate runs moved by up to 2x).
+    """
+    sizes = [int(size) for size in SESSION_SIZES.split(",")]
+    return session_figures.figures(sizes, rounds=7, pi=session_figures.pi_install())
 
 
 def _plot(
@@ -238,12 +212,14 @@ def main(argv: list[str]) -> int:
     memory_table, memory = _captured(stream_memory.main, sizes)
     batch_sizes = _sizes(options.batch or "16MiB,64MiB")
     batch_table, batch = _captured(batch_figures.main, batch_sizes)
-    sessions = _sessions(out)
+    interleaved = _sessions()
+    sessions = interleaved["sessionsMs"]
     results = {
         "throughputMiBs": throughput,
         "memoryMiB": memory,
         "batchNs": batch,
         "sessionsMs": sessions,
+        "sessions": interleaved,
     }
     current = compare.ratios(results)
     to_mib = lambda label: stream_memory.parse_size(label) / 2**20  # noqa: E731
@@ -258,7 +234,8 @@ def main(argv: list[str]) -> int:
         "## Ratios against Pi 0.85.0\n\n![ratio](ratio-vs-pi.png)",
         "## Peak memory of the streaming tail\n\n![memory](memory.png)\n\n" + memory_table,
         "## Batch head and tail\n\n" + batch_table,
-        "## Session helpers\n\n![scaling](session-scaling.png)",
+        "## Session helpers (interleaved rounds, medians)\n\n![scaling](session-scaling.png)\n\n"
+        + session_figures.table(interleaved),
         "## Estimate accuracy\n\n" + _captured(estimate_accuracy.main)[0],
     ]
     status = 0
