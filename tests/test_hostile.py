@@ -312,3 +312,86 @@ class TestStartup:
         with pytest.raises(StartupFailed) as caught:
             impl.call("truncate.head", ARGS)
         assert "cannot start on purpose" in caught.value.stderr_tail
+
+
+CASE = "tail-cut-inside-4-byte-sequence-after-byte-2"
+TWO = ["--case", CASE, "--case", "astral-char-ending-at-500-counted-as-one"]
+MB = 1_000_000
+
+# One row per fault: the fake's modes, its $FAKE_BYTES, the selection, the statuses the
+# JSON results report (None: no record, the run stopped at start-up) and the exit code.
+FAULTS = [
+    ("setsid-child", None, ["--case", CASE], "error", 1),
+    ("setsid-child hang", None, ["--case", CASE], "error", 1),
+    ("huge-wrong", 20 * MB, ["--case", CASE], "failed", 1),
+    ("huge-answer", 20 * MB, ["--case", CASE], "error", 1),
+    ("endless-line", None, ["--case", CASE, "--", "--max-answer-bytes", "4000000"], "error", 1),
+    ("stderr-flood", 10 * MB, ["--case", CASE], "error", 1),
+    ("hang", None, ["-k", "test_head_is_a_prefix"], "error", 1),
+    ("crash-at-start", None, [], None, STARTUP_FAILED_STATUS),
+    ("bad-hello", None, [], None, STARTUP_FAILED_STATUS),
+    ("old-protocol", None, [], None, STARTUP_FAILED_STATUS),
+    ("hello-without-ops", None, [], None, STARTUP_FAILED_STATUS),
+    ("no-hello-ops", None, TWO, "unsupported", 0),
+    ("garbage", None, ["--case", CASE], "error", 1),
+    ("non-utf8", None, ["--case", CASE], "error", 1),
+    ("wrong-id", None, ["--case", CASE], "error", 1),
+    ("duplicate", None, TWO, "passed error", 1),
+    ("partial-exit", None, ["--case", CASE], "error", 1),
+    ("partial-hang", None, ["--case", CASE], "error", 1),
+    ("exit-at-once", None, ["--case", CASE], "error", 1),
+    ("ignore-term hang", None, ["--case", CASE], "error", 1),
+    ("crash", None, TWO, "error", 1),
+]
+
+
+def survivors(token: str) -> list[int]:
+    """Live processes whose environment carries `token`: what the run left behind."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if f"FAKE_MATRIX={token}".encode() in environ.split(b"\0") and alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+class TestFaultMatrix:
+    """Issue 13's matrix: each fault, a whole `ctxspec conform` run, and its four bounds.
+
+    Status and exit code from the run itself; wall time held by pytest-timeout (a guard,
+    never a timing assertion); output under 1 MB; no process of the fake outlives the run.
+    """
+
+    @pytest.mark.timeout(GUARD + 60)
+    @pytest.mark.parametrize("row", FAULTS, ids=[row[0].replace(" ", "+") for row in FAULTS])
+    def test_fault(
+        self,
+        tmp_path: Path,
+        fake: Fake,
+        state: Path,
+        monkeypatch: pytest.MonkeyPatch,
+        row: tuple[str, int | None, list[str], str | None, int],
+    ) -> None:
+        """The run ends with the row's status and code, prints little, leaves nothing."""
+        modes, size, selection, status, code = row
+        token = f"{os.getpid()}-{tmp_path.name}"
+        monkeypatch.setenv("FAKE_MATRIX", token)
+        if size is not None:
+            monkeypatch.setenv("FAKE_BYTES", str(size))
+        command = shlex.join(fake(*modes.split()))
+        got, output, data = conform(tmp_path, "--impl", command, "--timeout", "3", *selection)
+        assert got == code, output[-5000:]
+        assert len(output.encode()) < MB
+        records = data.get("records", [])
+        if status is None:
+            assert records == [] and output.count("did not start") == 1, output[-5000:]
+        else:
+            assert records, output[-5000:]
+            assert {record["status"] for record in records} == set(status.split())
+        assert survivors(token) == []
+        assert not any(alive(pid) for pid in strays(state))
