@@ -20,40 +20,18 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from stream_memory import parse_size  # a sibling script
+from stream_figures import CACHE, read_chunks, reference_runs  # sibling scripts
+from stream_memory import parse_size
 
 from corpora.generators.logs import STREAM_FLAVOURS, cached_stream_log
-from reference.edge.persist import persist_stream
-from reference.stream import OutputAccumulator
-
-HERE = Path(__file__).resolve().parent
-CACHE = HERE.parent / ".cache" / "bench"
-CHUNK = 64 * 1024
-
-
-def runs(chunks: list[bytes], scratch: Path) -> dict[str, Callable[[], None]]:
-    def tail() -> None:
-        accumulator = OutputAccumulator(retain_raw=False)
-        for chunk in chunks:
-            accumulator.append(chunk)
-        accumulator.finish()
-        accumulator.snapshot()
-
-    def persisted() -> None:
-        done = persist_stream(chunks, persist_if_truncated=True, directory=scratch)
-        assert done.path is not None
-        done.path.unlink()
-
-    return {"tail": tail, "tail + persist": persisted}
 
 
 def measure(size: int, rounds: int, scratch: Path) -> dict[str, dict[str, float]]:
     """Median seconds per measure and flavour, every round timing every flavour."""
     calls: dict[tuple[str, str], Callable[[], None]] = {}
     for flavour in STREAM_FLAVOURS:
-        data = cached_stream_log(flavour, size, CACHE, seed=3).read_bytes()
-        chunks = [data[i : i + CHUNK] for i in range(0, len(data), CHUNK)]
-        for measure_name, run in runs(chunks, scratch).items():
+        chunks = read_chunks(cached_stream_log(flavour, size, CACHE, seed=3))
+        for measure_name, run in reference_runs(chunks, scratch).items():
             calls[(measure_name, flavour)] = run
     times: dict[tuple[str, str], list[float]] = {key: [] for key in calls}
     keys = list(calls)

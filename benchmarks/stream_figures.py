@@ -48,10 +48,14 @@ def median_seconds(run: Callable[[], object]) -> float:
     return statistics.median(times)
 
 
-def figures(path: Path, scratch: Path) -> dict[str, float]:
+def read_chunks(path: Path) -> list[bytes]:
+    """The log as the benchmarks feed it: CHUNK-byte pieces."""
     data = path.read_bytes()
-    chunks = [data[i : i + CHUNK] for i in range(0, len(data), CHUNK)]
-    del data
+    return [data[i : i + CHUNK] for i in range(0, len(data), CHUNK)]
+
+
+def reference_runs(chunks: list[bytes], scratch: Path) -> dict[str, Callable[[], None]]:
+    """One timed call each: the tail alone, and the tail with its full output persisted."""
 
     def tail_only() -> None:
         accumulator = OutputAccumulator(retain_raw=False)
@@ -65,10 +69,12 @@ def figures(path: Path, scratch: Path) -> dict[str, float]:
         assert done.path is not None
         done.path.unlink()
 
-    out: dict[str, float] = {
-        "reference tail": median_seconds(tail_only),
-        "reference tail + persist": median_seconds(persisted),
-    }
+    return {"tail": tail_only, "tail + persist": persisted}
+
+
+def figures(path: Path, scratch: Path) -> dict[str, float]:
+    runs = reference_runs(read_chunks(path), scratch)
+    out: dict[str, float] = {f"reference {name}": median_seconds(run) for name, run in runs.items()}
     try:
         install = ensure_installed(quiet=True)
         argv = [str(install.node), str(HERE / "pi_stream.mjs"), str(install.package_dir)]

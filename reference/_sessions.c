@@ -41,6 +41,15 @@ static PyObject *new_dict(Py_ssize_t n) {
 #endif
 }
 
+/* list.append(i): 0, or -1 with an exception set */
+static int append_index(PyObject *list, Py_ssize_t i) {
+    PyObject *at = PyLong_FromSsize_t(i);
+    if (at == NULL) return -1;
+    const int failed = PyList_Append(list, at);
+    Py_DECREF(at);
+    return failed;
+}
+
 static PyObject *scan(PyObject *module, PyObject *entries) {
     (void)module;
     if (!PyList_CheckExact(entries) && !PyTuple_CheckExact(entries)) Py_RETURN_NONE;
@@ -70,9 +79,7 @@ static PyObject *scan(PyObject *module, PyObject *entries) {
             }
         }
         if (!chained) {
-            PyObject *at = PyLong_FromSsize_t(i);
-            if (at == NULL || PyList_Append(breaks, at) < 0) { Py_XDECREF(at); goto error; }
-            Py_DECREF(at);
+            if (append_index(breaks, i) < 0) goto error;
         }
         PyObject *kind = PyDict_GetItemWithError(entry, s_type);
         if (kind == NULL && PyErr_Occurred()) goto error;
@@ -87,9 +94,7 @@ static PyObject *scan(PyObject *module, PyObject *entries) {
                 if (content != NULL && content != Py_None) slot = message;
             }
         } else if (same_str(kind, s_session_kind)) {
-            PyObject *at = PyLong_FromSsize_t(i);
-            if (at == NULL || PyList_Append(headers, at) < 0) { Py_XDECREF(at); goto error; }
-            Py_DECREF(at);
+            if (append_index(headers, i) < 0) goto error;
         }
         Py_INCREF(slot);
         PyList_SET_ITEM(slots, i, slot);
@@ -123,6 +128,14 @@ static int str_is(PyObject *value, PyObject *literal) {
     return PyUnicode_Compare(value, literal) == 0;
 }
 
+/* Whether `value` is read as a Mapping: 1 for a dict, 0 for another type parsed JSON has
+ * (skipped, as Python skips what is not a Mapping), -1 for a value this pass leaves to
+ * Python (a dict subclass, another Mapping, any other object). */
+static int plain_dict(PyObject *value) {
+    if (PyDict_CheckExact(value)) return 1;
+    return (plain_other(value) || PyUnicode_CheckExact(value)) ? 0 : -1;
+}
+
 static PyObject *file_op_calls(PyObject *module, PyObject *args) {
     (void)module;
     PyObject *messages, *tools;
@@ -146,10 +159,9 @@ static PyObject *file_op_calls(PyObject *module, PyObject *args) {
         if (!PyList_CheckExact(content)) goto fallback;
         for (Py_ssize_t j = 0; j < PyList_GET_SIZE(content); j++) {
             PyObject *block = PyList_GET_ITEM(content, j);
-            if (!PyDict_CheckExact(block)) {
-                if (plain_other(block) || PyUnicode_CheckExact(block)) continue;
-                goto fallback;
-            }
+            const int mapping = plain_dict(block);
+            if (mapping < 0) goto fallback;
+            if (!mapping) continue;
             PyObject *kind = PyDict_GetItemWithError(block, s_type);
             if (kind == NULL && PyErr_Occurred()) goto error;
             int call = str_is(kind, s_tool_call);
@@ -159,10 +171,9 @@ static PyObject *file_op_calls(PyObject *module, PyObject *args) {
             if (arguments == NULL) { if (PyErr_Occurred()) goto error; continue; }
             PyObject *name = PyDict_GetItemWithError(block, s_name);
             if (name == NULL) { if (PyErr_Occurred()) goto error; continue; }
-            if (!PyDict_CheckExact(arguments)) {
-                if (plain_other(arguments) || PyUnicode_CheckExact(arguments)) continue;
-                goto fallback;
-            }
+            const int with_path = plain_dict(arguments);
+            if (with_path < 0) goto fallback;
+            if (!with_path) continue;
             PyObject *path = PyDict_GetItemWithError(arguments, s_path);
             if (path == NULL) { if (PyErr_Occurred()) goto error; continue; }
             if (!PyUnicode_Check(path)) continue;
@@ -199,13 +210,10 @@ static PyObject *nones(PyObject *module, PyObject *seq) {
     if (found == NULL) return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (items[i] != Py_None) continue;
-        PyObject *at = PyLong_FromSsize_t(i);
-        if (at == NULL || PyList_Append(found, at) < 0) {
-            Py_XDECREF(at);
+        if (append_index(found, i) < 0) {
             Py_DECREF(found);
             return NULL;
         }
-        Py_DECREF(at);
     }
     return found;
 }

@@ -12,16 +12,17 @@ from `reference.tokens`.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference._jsjson import js_stringify
+from reference._native import native
 from reference._utf16 import code_units, js_slice
 from reference.errors import InvalidInput
 from reference.session import (
     SessionTree,
+    any_between,
     build_session_context,
     js_truthy,
     none_positions,
@@ -62,21 +63,10 @@ TOOL_RESULT_MAX_CHARS: Final = 2000
 
 Entry = Mapping[str, Any]
 
-_FileOpCalls = Callable[[Sequence[Any], dict[str, str]], "list[tuple[str, str]] | None"]
-
-
-def _c_file_op_calls() -> _FileOpCalls | None:
-    """`file_op_calls` of `reference._sessions` (setup.py builds it where it can), or None."""
-    try:
-        module = importlib.import_module("reference._sessions")
-    except ImportError:  # pragma: no cover - built by every install with a compiler
-        return None
-    found: _FileOpCalls = module.file_op_calls
-    return found
-
-
 # the read/write/edit calls of plain parsed JSON messages, found in C (None: the Python loop)
-C_FILE_OP_CALLS: Final = _c_file_op_calls()
+C_FILE_OP_CALLS: Final[
+    Callable[[Sequence[Any], dict[str, str]], list[tuple[str, str]] | None] | None
+] = native("_sessions", "file_op_calls")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -438,9 +428,9 @@ def prepare_compaction(
     if first_kept is None or not js_truthy(first_kept.get("id")):
         return None
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
-    to_summarize = _summarizable(path, slots, start, history_end)
+    to_summarize = _summarizable(path, slots, others, start, history_end)
     prefix = (
-        _summarizable(path, slots, cut.turn_start_index, cut.first_kept_entry_index)
+        _summarizable(path, slots, others, cut.turn_start_index, cut.first_kept_entry_index)
         if cut.is_split_turn
         else ()
     )
@@ -470,11 +460,16 @@ def prepare_compaction(
 
 
 def _summarizable(
-    path: Sequence[Entry], slots: Sequence[dict[str, Any] | None], start: int, end: int
+    path: Sequence[Entry],
+    slots: Sequence[dict[str, Any] | None],
+    others: Sequence[int],
+    start: int,
+    end: int,
 ) -> tuple[dict[str, Any], ...]:
-    """The first message of each entry of `path[start:end]` but compactions."""
+    """The first message of each entry of `path[start:end]` but compactions (`others`: the
+    positions whose slot is None)."""
     part = slots[start:end]
-    if not none_positions(part):
+    if not any_between(others, start, end):
         return tuple(part)  # type: ignore[arg-type]  # no None in it
     out: list[dict[str, Any]] = []
     for offset, slot in enumerate(part, start):

@@ -20,15 +20,15 @@ an entry that is not an object, these functions raise `InvalidInput` instead.
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Final
 
+from reference._native import native
 from reference.errors import InvalidInput
 from reference.messages import (
     create_branch_summary_message,
@@ -44,6 +44,7 @@ __all__ = [
     "SessionContext",
     "SessionTree",
     "SkippedLine",
+    "any_between",
     "build_context_entries",
     "build_session_context",
     "build_session_path",
@@ -72,21 +73,15 @@ Entry = Mapping[str, Any]
 _Scanned = tuple[dict[Any, int], list[int], list[int], list[dict[str, Any] | None]]
 
 
-def _c_pass() -> Callable[[Sequence[Any]], _Scanned | None] | None:
-    """`scan` of `reference._sessions` (setup.py builds it where it can), or None."""
-    try:
-        module = importlib.import_module("reference._sessions")
-    except ImportError:  # pragma: no cover - built by every install with a compiler
-        return None
-    scan: Callable[[Sequence[Any]], _Scanned | None] = module.scan
-    return scan
-
-
 # SessionTree.of's pass in C: the Python scan's values for plain dict entries with str ids
-_C_SCAN: Final = _c_pass()
-_C_NONES: Final[Callable[[Sequence[Any]], list[int]] | None] = (
-    importlib.import_module("reference._sessions").nones if _C_SCAN is not None else None
-)
+_C_SCAN: Final[Callable[[Sequence[Any]], _Scanned | None] | None] = native("_sessions", "scan")
+_C_NONES: Final[Callable[[Sequence[Any]], list[int]] | None] = native("_sessions", "nones")
+
+
+def any_between(positions: Sequence[int], start: int, stop: int) -> bool:
+    """Whether the sorted `positions` hold one in [start, stop)."""
+    at = bisect_left(positions, start)
+    return at < len(positions) and positions[at] < stop
 
 
 def none_positions(items: Sequence[Any]) -> list[int]:
@@ -469,7 +464,8 @@ def _context_of(path: Sequence[Entry], slots: Sequence[dict[str, Any] | None]) -
     thinking: Any = "off"
     latest = -1
     converted: dict[int, dict[str, Any]] = {}  # path index -> message of a None slot
-    for at in none_positions(slots):  # the entries without a slot, in path order
+    others = none_positions(slots)  # the entries without a slot, in path order
+    for at in others:
         entry = path[at]
         kind = entry.get("type")
         if kind == "message":
@@ -487,7 +483,7 @@ def _context_of(path: Sequence[Entry], slots: Sequence[dict[str, Any] | None]) -
         messages = list(session_entry_to_context_messages(path[latest]))
     for start, stop in bounds:
         part = slots[start:stop]
-        if not none_positions(part):
+        if not any_between(others, start, stop):
             messages += part  # type: ignore[arg-type]  # no None in it
             continue
         for offset, slot in enumerate(part, start):

@@ -42,11 +42,11 @@ are significant input here, not an implementation detail.
 from __future__ import annotations
 
 import codecs
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from reference._native import native
 from reference.errors import InvalidInput
 from reference.truncate import (
     DEFAULT_MAX_BYTES,
@@ -68,17 +68,6 @@ _BOM = "\ufeff"
 
 
 _Decode = Callable[[bytes, int], tuple[bytes | None, int, int, int]]
-
-
-def _load_decoder() -> _Decode | None:
-    """The C decoder of `reference._speedups`, or None where it was not built (or an
-    older build without it is found)."""
-    try:
-        speedups = importlib.import_module("reference._speedups")
-    except ImportError:
-        return None
-    decode: _Decode | None = getattr(speedups, "decode_utf8", None)
-    return decode
 
 
 _REPLACEMENT = "\ufffd".encode()
@@ -166,7 +155,7 @@ def _join(pending: bytes, data: bytes) -> tuple[int, bytes, bytes]:
 
 # the C decoder where it was built, else `_decode_python` (tests/test_reference_stream.py
 # checks they agree)
-_DECODE = _load_decoder()
+_DECODE: _Decode | None = native("_speedups", "decode_utf8")
 
 
 class FinishedAccumulator(InvalidInput):

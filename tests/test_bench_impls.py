@@ -55,6 +55,12 @@ def requests(inputs: dict[str, Any]) -> dict[str, impls.Request]:
     return out
 
 
+def measure_side(inputs: dict[str, Any], label: str, side: str) -> impls.Measure | None:
+    """One implementation's measure of one truncation side, alone in its group."""
+    request = {side: impls.truncate_request(inputs["log"], side)}
+    return impls.measure_group([label], request, rounds=2, timeout=60).measures[side][label]
+
+
 def run(inputs: dict[str, Any], *specs: str) -> impls.Group:
     return impls.measure_group(specs, requests(inputs), rounds=2, timeout=60)
 
@@ -120,21 +126,13 @@ def test_a_fast_wrong_answer_is_reported_wrong_not_fast(inputs: dict[str, Any]) 
 
 
 def test_an_implementation_that_under_reports_is_caught(inputs: dict[str, Any]) -> None:
-    label = fake("under-reports")
-    group = impls.measure_group(
-        [label], {"head": impls.truncate_request(inputs["log"], "head")}, rounds=2, timeout=60
-    )
-    theirs = group.measures["head"][label]
+    theirs = measure_side(inputs, fake("under-reports"), "head")
     assert theirs is not None and theirs.verdict == "under-reports", theirs
     assert theirs.seconds == theirs.wall_seconds >= 0.3  # the wall time stands in
 
 
 def test_an_implementation_that_over_reports_is_caught(inputs: dict[str, Any]) -> None:
-    label = fake("over-reports")
-    group = impls.measure_group(
-        [label], {"tail": impls.truncate_request(inputs["log"], "tail")}, rounds=2, timeout=60
-    )
-    theirs = group.measures["tail"][label]
+    theirs = measure_side(inputs, fake("over-reports"), "tail")
     assert theirs is not None and theirs.verdict == "over-reports", theirs
 
 

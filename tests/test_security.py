@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_hostile import alive  # a sibling test module: whether a pid is a live process
 
 from conformance.adapters import open_implementation
 from conformance.adapters import pi as pi_adapter
@@ -43,15 +44,6 @@ ESCAPES = {
     "write through a link": {"w/d/": {}, "w/l": {"symlink": "d"}, "w/l/b.txt": "x"},
     "entry under a file": {"w/a.txt": "a", "w/a.txt/b": "x"},
 }
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            text = file.read()
-    except OSError:
-        return False
-    return text[text.rfind(b")") + 2 :].split()[0] != b"Z"
 
 
 @pytest.fixture(scope="module", params=["reference", "pi@0.85.0"])
