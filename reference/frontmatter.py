@@ -15,9 +15,14 @@ the two libraries on front matter is almost all in resolving plain scalars:
 - FM-3: errors carry `yaml`'s wording and its position suffix (`at line L, column C:`
   with the line(s) and a caret, `FrontmatterError.message`) for the classes found by
   probing Pi: duplicate keys, tabs as indentation, missing closing quotes, reserved
-  characters `@` and `` ` ``, bad `\\` escapes, a second document after `...`, an alias
-  without anchor. Any other syntax error keeps `yaml`'s suffix on PyYAML's own problem
-  text, which Pi words differently.
+  characters `@` and `` ` ``, bad `\\` escapes, an alias without anchor, a sequence on
+  a key's line, a key spread over lines, a mapping nested in a compact one; a second
+  document after `...` (marked from the start of its first line that is not blank, a
+  comment or a directive; its own errors unreported); a flow collection in a block one
+  that a later line not indented past the block node cuts, or that the block's end
+  leaves open (found by the scanner, `CoreLoader.flow_break`). The first error in source
+  order is reported (of two at one place, the one `yaml` lists first). Any other syntax
+  error keeps `yaml`'s suffix on PyYAML's own problem text, which Pi words differently.
 
 ruamel.yaml was considered (it speaks YAML 1.2), but it parses with the same scanner as
 PyYAML, so it would add a dependency for the resolver alone, which is a table here.
@@ -189,6 +194,55 @@ class CoreLoader(
         CoreConstructor.__init__(self)
         CoreResolver.__init__(self)
 
+    # FM-3: a flow collection inside a block one ends at the first token of a later line
+    # not indented past the block node (a sequence's `-`, a mapping's keys), or at the end
+    # of the block when it is still open (its closing bracket may stand at the node's
+    # column): the first such place, and the bracket open there; a comment found there
+    # right after a plain scalar is an error of its own
+    flow_parent: int = -1
+    flow_opened: str = ""
+    flow_break: tuple[int, str, int] | None = None  # index, problem, length
+
+    def fetch_flow_collection_start(self, TokenClass: Any) -> None:  # noqa: N803 (PyYAML's)
+        if not self.flow_level:
+            self.flow_parent = self.indent
+        self.flow_opened += self.peek()
+        super().fetch_flow_collection_start(TokenClass)
+
+    def fetch_flow_collection_end(self, TokenClass: Any) -> None:  # noqa: N803
+        self.flow_opened = self.flow_opened[:-1]
+        super().fetch_flow_collection_end(TokenClass)
+
+    def _check_flow_indent(self, after_plain: bool = False) -> None:
+        if not self.flow_opened or self.flow_break is not None:
+            return
+        char = self.peek()
+        if char != "\0" and self.column > self.flow_parent:
+            return
+        closer = {"[": "]", "{": "}"}.get(self.flow_opened)
+        if char == closer and self.column == self.flow_parent:
+            return  # the outermost closing bracket may stand at the block node's column
+        if after_plain and char == "#":
+            length = 0
+            while self.peek(length) not in "\0\r\n\x85\u2028\u2029":
+                length += 1
+            problem = "Comments must be separated from other tokens by white space characters"
+            self.flow_break = (self.index, problem, length)
+            return
+        problem = _FLOW_END["]" if self.flow_opened[-1] == "[" else "}"]
+        self.flow_break = (self.index, problem, 1)
+
+    def scan_to_next_token(self) -> None:
+        super().scan_to_next_token()
+        self._check_flow_indent()
+
+    def scan_plain_spaces(self, indent: int, start_mark: Any) -> Any:
+        line = self.line
+        chunks = super().scan_plain_spaces(indent, start_mark)
+        if self.line != line:  # a plain scalar's next line
+            self._check_flow_indent(after_plain=True)
+        return chunks
+
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         # FM-1: an anchor may be set again; later aliases see the newest node
         event = self.peek_event()  # type: ignore[no-untyped-call]
@@ -205,6 +259,7 @@ class _MarkedError(Exception):
     swallows: int | None = None  # scan errors past this index are inside this error's node
     worded: bool = True  # False: PyYAML's own words, which lose to any scanned error
     rank: int = 2  # which error `yaml` reports first of two at one position (lowest)
+    flow: bool = False  # PyYAML's guess at a flow collection's end, which the scan replaces
 
 
 def _duplicate_at(source: str, key_index: int) -> int:
@@ -287,6 +342,9 @@ def _prettify(source: str, problem: str, index: int, length: int = 1) -> str:
 _TAB_INDENT: Final = re.compile(r"^ *\t", re.MULTILINE)
 _RESERVED: Final = re.compile(r"^(?:[^#\n]*?(?::|-) +|)([@`])", re.MULTILINE)
 _DOC_END: Final = re.compile(r"^\.\.\.(?:[ \t].*)?$", re.MULTILINE)
+_MULTIPLE_DOCUMENTS: Final = (
+    "Source contains multiple documents; please use YAML.parseAllDocuments()"
+)
 
 
 _TOP_KEY: Final = re.compile(r"^([^\s#'\"\-?:\[\]{}][^:\n]*?):(?: |$)", re.MULTILINE)
@@ -314,21 +372,9 @@ def _known_errors(source: str) -> list[_MarkedError]:
             )
             break
         seen.add(key.group(1))
-    end = _DOC_END.search(source)
-    if end is not None and source[end.end() :].strip():
-        rest = source[end.end() :]
-        start = end.end() + len(rest) - len(rest.lstrip())
-        line_end = source.find("\n", start)
-        last = line_end == -1 or not source[line_end:].strip()
-        length = (len(source) if line_end == -1 else line_end) - start if last else 1
-        found.append(
-            _MarkedError(
-                "Source contains multiple documents; please use YAML.parseAllDocuments()",
-                start,
-                length=length,
-                rank=1,
-            )
-        )
+    second = _second_document(source)
+    if second is not None:
+        found.append(second)
     return found
 
 
@@ -341,6 +387,31 @@ _NODE_END: Final = re.compile(
     r"but found '(?:<scalar>|\?|<block mapping start>)'"
 )
 _KEY_TAB: Final = re.compile(r"^( *(?:- +)*[^\s'\"#\[\]{}|>][^:\n]*:)(\t+)", re.MULTILINE)
+
+
+def _second_document(source: str) -> _MarkedError | None:
+    """FM-3: a document after a `...` line: `yaml` marks it from the start of its first
+    line that is not blank, a comment or a directive, to the end of that line when the
+    document ends there (one caret otherwise)."""
+    end = _DOC_END.search(source)
+    if end is None:
+        return None
+    line_start = end.end() + 1
+    while line_start < len(source):
+        line_end = source.find("\n", line_start)
+        line_end = len(source) if line_end == -1 else line_end
+        line = source[line_start:line_end]
+        if line.strip(" \t") and not line.lstrip(" \t").startswith("#") and line[0] != "%":
+            last = not source[line_end:].strip()
+            length = line_end - line_start if last else 1
+            return _MarkedError(
+                _MULTIPLE_DOCUMENTS,
+                line_start,
+                length=length,
+                rank=1,
+            )
+        line_start = line_end + 1
+    return None
 
 
 def _open_bracket(text: str) -> str | None:
@@ -392,14 +463,15 @@ def _pyyaml_error(source: str, error: yaml.MarkedYAMLError) -> _MarkedError | st
     flow = re.match(r"expected ',' or '([\]}])', but got ", problem)
     if flow is not None:
         next_line = source.find("\n", opened) + 1
-        return _MarkedError(_FLOW_END[flow.group(1)], next_line if 0 < next_line <= at else at)
+        start = next_line if 0 < next_line <= at else at
+        return _MarkedError(_FLOW_END[flow.group(1)], start, flow=True)
     if problem == "mapping values are not allowed here":
         message, start = _implicit_key_error(source, at)
         return _MarkedError(message, start, rank=0)
     if problem == "expected the node content, but found '<stream end>'":
         opener = _open_bracket(source[:at])
         if opener is not None:
-            return _MarkedError(_FLOW_END["]" if opener == "[" else "}"], at)
+            return _MarkedError(_FLOW_END["]" if opener == "[" else "}"], at, flow=True)
     if problem == "sequence entries are not allowed here":
         line_start = source.rfind("\n", 0, at) + 1
         if ":" in source[line_start:at]:
@@ -413,6 +485,11 @@ def _pyyaml_error(source: str, error: yaml.MarkedYAMLError) -> _MarkedError | st
     return _MarkedError(problem[:1].upper() + problem[1:], at, worded=False)
 
 
+def _superseded(found: _MarkedError, flow: _MarkedError | None) -> bool:
+    """FM-3: PyYAML's guess at where a flow collection ends gives way to the scan's."""
+    return flow is not None and found.flow
+
+
 def _load(source: str) -> Any:
     """The block's value, or `FrontmatterError` for the first error `yaml` would report."""
     errors = _known_errors(source)
@@ -422,23 +499,35 @@ def _load(source: str) -> Any:
     text = _KEY_TAB.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     loader = CoreLoader(text)
     value: Any = None
+    found: _MarkedError | str | None = None
     try:
         value = loader.get_single_data()
     except _MarkedError as error:
-        errors.insert(0, error)
+        found = error
     except yaml.MarkedYAMLError as error:
         found = _pyyaml_error(source, error)
-        if isinstance(found, str):  # thrown after parsing, when the document has no error
-            if not errors:
-                raise FrontmatterError(found) from None
-        elif found.swallows is not None:
-            errors = [e for e in errors if e.index < found.swallows]
-        if isinstance(found, _MarkedError) and (found.worded or not errors):
-            errors.insert(0, found)
     except yaml.YAMLError as error:
         raise FrontmatterError(str(error)) from None
     finally:
         loader.dispose()
+    flow = None
+    if loader.flow_break is not None:
+        at, problem, length = loader.flow_break
+        # first of the errors at its position
+        flow = _MarkedError(problem, min(at, len(source)), length=length, rank=-1)
+    if isinstance(found, str):  # thrown after parsing, when the document has no error
+        if not errors and flow is None:
+            raise FrontmatterError(found) from None
+    elif found is not None:
+        if found.swallows is not None:
+            errors = [e for e in errors if e.index < found.swallows]
+        if (found.worded or not errors) and not _superseded(found, flow):
+            errors.insert(0, found)
+    if flow is not None:
+        errors.append(flow)
+    second = next((e for e in errors if e.problem == _MULTIPLE_DOCUMENTS), None)
+    if second is not None:  # FM-3: the second document's own errors are never reported
+        errors = [e for e in errors if e.index < second.index or e is second]
     if errors:
         first = min(errors, key=lambda e: (e.index, e.rank))
         raise FrontmatterError(_prettify(source, first.problem, first.index, first.length))

@@ -86,6 +86,26 @@ class TestErrors:
                 "\n\na: b: c\n   ^\n",
             ),
             ("n: *nope", "Unresolved alias (the anchor must be set before the alias): nope"),
+            (
+                "a: 1\n...\n  b: 2",
+                "Source contains multiple documents; please use YAML.parseAllDocuments()"
+                " at line 3, column 1:\n\n...\n  b: 2\n^^^^^^\n",
+            ),
+            (
+                "a: x\nb: - a\na: y",
+                "Unexpected block-seq-ind on same line with key at line 2, column 4:"
+                "\n\nb: - a\n   ^\n",
+            ),
+            (
+                "a: x\nb: {\na: y",
+                "Flow map in block collection must be sufficiently indented and end with a }"
+                " at line 3, column 1:\n\nb: {\na: y\n^\n",
+            ),
+            (
+                "k:\n  b: [x,\n   y\n  c: 1",
+                "Flow sequence in block collection must be sufficiently indented and end with a ]"
+                " at line 4, column 3:\n\n   y\n  c: 1\n  ^\n",
+            ),
         ],
     )
     def test_message(self, block: str, message: str) -> None:
@@ -93,6 +113,10 @@ class TestErrors:
         with pytest.raises(FrontmatterError) as caught:
             _front(block)
         assert caught.value.message == message
+
+    def test_flow_closed_at_key_column(self) -> None:
+        """A flow collection's closing bracket may stand at its key's column."""
+        assert _front("a: [x,\n]\nb: 1") == {"a": ["x"], "b": 1}
 
 
 class TestSkillFile:
