@@ -29,7 +29,18 @@ def require_op(impl: Implementation, op: str) -> None:
 
 
 def check_case(impl: Implementation, case: Case) -> None:
-    """Send the case's request; raise `CaseMismatch` (or an `AdapterError`) if it fails."""
+    """Send the case's request; raise `CaseMismatch` (or an `AdapterError`) if it fails.
+
+    The reply is judged in `_verdict`, whose frame has ended when the mismatch is raised:
+    the failure's traceback holds the case, never the answer, however large.
+    """
+    verdict = _verdict(impl, case)
+    if verdict is not None:
+        raise CaseMismatch(verdict)
+
+
+def _verdict(impl: Implementation, case: Case) -> str | None:
+    """What is wrong with the implementation's reply to `case`, or None."""
     require_op(impl, case.op)
     reply = impl.call(case.op, case.args)
     if reply.error is not None and reply.error.type == "unsupported":
@@ -39,22 +50,21 @@ def check_case(impl: Implementation, case: Case) -> None:
 
     if case.expect_error is not None:
         if reply.error is not None and reply.error.type == case.expect_error:
-            return
+            return None
         got = (
             f"error {reply.error.type}: {reply.error.message}"
             if reply.error
             else f"result {render_value(reply.result)}"
         )
-        raise CaseMismatch(_header(case) + f"\n  expected error {case.expect_error}, got {got}")
+        return _header(case) + f"\n  expected error {case.expect_error}, got {got}"
     if reply.error is not None:
-        raise CaseMismatch(
+        return (
             _header(case)
             + f"\n  expected a result, got error {reply.error.type}: "
             + reply.error.message[:2000]
         )
     found = differences(case.expect_result, reply.result)
-    if found:
-        raise CaseMismatch(_header(case) + "\n" + render(found))
+    return _header(case) + "\n" + render(found) if found else None
 
 
 def _header(case: Case) -> str:

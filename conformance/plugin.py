@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Final, NoReturn
 
 import pytest
-from hypothesis import HealthCheck, Verbosity, settings
+from hypothesis import HealthCheck, Phase, Verbosity, settings
 
 from conformance import DATA_VERSION, __version__
 from conformance.adapters import Implementation, InstallError, open_implementation
@@ -53,6 +53,7 @@ from conformance.errors import (
 )
 from conformance.expectations import Expectations, default_expectations_file, load_expectations
 from conformance.protocol import PROTOCOL_VERSION
+from conformance.tracebacks import forget_locals, forgetting
 
 STATUSES: Final = (
     "passed",
@@ -66,6 +67,11 @@ FAILING: Final = frozenset({"failed", "error", "unexpected-pass"})
 STARTUP_FAILED_STATUS: Final = 6  # the implementation did not start: nothing was run
 REPORT_CHARS: Final = 16000  # a failure report keeps its head and tail within this
 _KIND_LABEL: Final = {"case": "cases", "property": "properties"}
+# hypothesis's explain phase reruns a failed property hundreds of times (about 100 per
+# argument) to say which arguments vary freely: each run is a request, and against an
+# implementation that is always wrong, with large answers, it was most of a run's time.
+# The failure and its shrunk example are the same without it; `debug` keeps it.
+_PHASES: Final = tuple(phase for phase in Phase if phase is not Phase.explain)
 
 settings.register_profile(
     "ci",
@@ -75,8 +81,9 @@ settings.register_profile(
     database=None,
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow],
+    phases=_PHASES,
 )
-settings.register_profile("dev", max_examples=300, deadline=None)
+settings.register_profile("dev", max_examples=300, deadline=None, phases=_PHASES)
 settings.register_profile("debug", max_examples=25, deadline=None, verbosity=Verbosity.verbose)
 
 _expectations_key = pytest.StashKey[Expectations]()
@@ -220,6 +227,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             dropped.append(item)
             continue
         item.add_marker(getattr(pytest.mark, boundary))
+        _forget_failing_examples(item)
         name = item.originalname if isinstance(item, pytest.Function) else item.name
         if name in known:
             item.add_marker(pytest.mark.xfail(reason=known[name], strict=True))
@@ -227,6 +235,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+def _forget_failing_examples(item: pytest.Item) -> None:
+    """A property's failing examples keep no answer while hypothesis shrinks them."""
+    handle = getattr(getattr(item, "obj", None), "hypothesis", None)
+    if handle is not None and not getattr(handle.inner_test, "_ctxspec_forgets", False):
+        handle.inner_test = forgetting(handle.inner_test)
+        handle.inner_test._ctxspec_forgets = True
 
 
 def _open(config: pytest.Config) -> Implementation:
@@ -373,6 +389,8 @@ def pytest_runtest_makereport(
         if hello:
             report.user_properties.append(("ctxspec_hello", hello))
         report.user_properties.append(("ctxspec", record))
+    if call.excinfo is not None and not item.config.getoption("usepdb"):
+        forget_locals(call.excinfo.value)  # rendered: its answer is no longer needed
     return report
 
 
