@@ -36,6 +36,8 @@ from conformance.plugin import STARTUP_FAILED_STATUS
 ARGS = {"content": "a\nb\nc", "maxLines": 2}
 Fake = Callable[..., list[str]]
 GUARD = 120  # seconds a whole `ctxspec conform` run may take before the test fails
+MB = 1_000_000
+HUGE_WRONG = [sys.executable, str(Path(__file__).parent / "fake_impl.py"), "huge-wrong"]
 
 
 def alive(pid: int) -> bool:
@@ -224,13 +226,98 @@ class TestReportCaps:
     ) -> None:
         """Wrong answers of 5 MB each, per case, make a report under 1 MB."""
         monkeypatch.setenv("FAKE_BYTES", "5000000")
-        cases = ["tail-cut-inside-4-byte-sequence-after-byte-2", "tail-keeps-whole-4-byte-char"]
+        cases = ["tail-cut-inside-4-byte-sequence-after-byte-2", "separator-byte-not-counted"]
         args = ["--impl", shlex.join(fake("huge-wrong")), "--case", cases[0], "--case", cases[1]]
         code, output, data = conform(tmp_path, *args)
         assert code == 1, output[:5000]
-        assert set(statuses(data).values()) == {"failed"}
+        assert statuses(data) == dict.fromkeys(cases, "failed")
         assert len(output) < 1_000_000
         assert "items not shown" in output
+
+
+EIGHT = [  # truncate cases whose expected content does not start with the fake's "y"
+    "tail-cut-inside-4-byte-sequence-after-byte-2",
+    "separator-byte-not-counted",
+    "output-bytes-counted-in-code-units",
+    "lone-surrogate-counted-as-one-byte",
+    "lone-surrogates-exact-fit-truncated",
+    "surrogate-pair-counted-as-two-lone-surrogates",
+    "reversed-surrogates-counted-as-one-char",
+    "crlf-carriage-return-not-counted",
+]
+
+
+def conform_peak(tmp_path: Path, *args: str) -> tuple[int, int, dict[str, Any]]:
+    """`ctxspec conform` in a child process: its status, peak RSS (KiB) and JSON results.
+
+    The peak is `wait4`'s: the run's own, or that of a process it reaped (the
+    implementation), whichever is higher; nothing else the test process ran counts.
+    """
+    results = tmp_path / "results.json"
+    command = [sys.executable, "-m", "conformance.cli", "conform", "--json", str(results)]
+    with open(tmp_path / "output.txt", "wb") as output:
+        process = subprocess.Popen(
+            [*command, *args], stdout=output, stderr=subprocess.STDOUT, cwd=tmp_path
+        )
+    try:
+        _, status, usage = os.wait4(process.pid, 0)
+    except BaseException:  # the pytest-timeout guard: the run ends with the test
+        process.kill()
+        process.wait()
+        raise
+    process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+    data = json.loads(results.read_text()) if results.exists() else {}
+    return process.returncode, usage.ru_maxrss, data
+
+
+@pytest.fixture(scope="module")
+def one_case_peak(tmp_path_factory: pytest.TempPathFactory) -> int:
+    """Peak RSS (KiB) of a run of one case answered with 20 MB: the yardstick."""
+    args = ["--impl", shlex.join(HUGE_WRONG), "--case", EIGHT[0]]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FAKE_BYTES", str(20 * MB))
+        code, peak, data = conform_peak(tmp_path_factory.mktemp("one"), *args)
+    assert code == 1 and statuses(data) == {EIGHT[0]: "failed"}
+    return peak
+
+
+class TestRunMemory:
+    """The runner holds a few answers at a time, however many cases answer huge."""
+
+    @pytest.mark.timeout(GUARD + 60)
+    def test_eight_huge_wrong_cases_peak_as_one(
+        self, tmp_path: Path, one_case_peak: int, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """8 cases, each answered with 20 MB of wrong result, peak within 1.5x of one case.
+
+        Before, each failure's traceback kept its answer (about 100 MB parsed) until the
+        garbage collector ran, which it hardly did: 8 cases peaked near 1 GB.
+        """
+        monkeypatch.setenv("FAKE_BYTES", str(20 * MB))
+        selection = [arg for case in EIGHT for arg in ("--case", case)]
+        code, peak, data = conform_peak(tmp_path, "--impl", shlex.join(HUGE_WRONG), *selection)
+        assert code == 1
+        assert statuses(data) == dict.fromkeys(EIGHT, "failed")
+        assert all("strings differ at char 0" in r["message"] for r in data["records"])
+        assert peak < 1.5 * one_case_peak, (peak, one_case_peak)
+
+    @pytest.mark.timeout(GUARD + 60)
+    def test_shrinking_a_huge_wrong_property_peaks_as_one_case(
+        self, tmp_path: Path, one_case_peak: int, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A property shrunk against 20 MB wrong answers holds no more than one case does.
+
+        Before, hypothesis kept the exception of every failing example it tried, each
+        with its answer in the test's frame, and explained the failure with hundreds of
+        reruns: many GB and minutes for one property.
+        """
+        monkeypatch.setenv("FAKE_BYTES", str(20 * MB))
+        args = ["--impl", shlex.join(HUGE_WRONG), "--profile", "ci"]
+        name = "test_truncating_twice_changes_nothing[truncate.head]"
+        code, peak, data = conform_peak(tmp_path, *args, "-k", name)
+        assert code == 1
+        assert statuses(data) == {name: "failed"}
+        assert peak < 1.5 * one_case_peak, (peak, one_case_peak)
 
 
 class TestPropertyTimeout:
@@ -316,7 +403,6 @@ class TestStartup:
 
 CASE = "tail-cut-inside-4-byte-sequence-after-byte-2"
 TWO = ["--case", CASE, "--case", "astral-char-ending-at-500-counted-as-one"]
-MB = 1_000_000
 
 # One row per fault: the fake's modes, its $FAKE_BYTES, the selection, the statuses the
 # JSON results report (None: no record, the run stopped at start-up) and the exit code.
