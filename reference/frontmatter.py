@@ -20,9 +20,12 @@ the two libraries on front matter is almost all in resolving plain scalars:
   document after `...` (marked from the start of its first line that is not blank, a
   comment or a directive; its own errors unreported); a flow collection in a block one
   that a later line not indented past the block node cuts, or that the block's end
-  leaves open (found by the scanner, `CoreLoader.flow_break`). The first error in source
-  order is reported (of two at one place, the one `yaml` lists first). Any other syntax
-  error keeps `yaml`'s suffix on PyYAML's own problem text, which Pi words differently.
+  leaves open (found by the scanner, `CoreLoader.flow_break`; a tab in it is no
+  indentation); content after the document's node (`Unexpected <token> at node end`,
+  `NODE_END_TOKENS`). The first error in source order is reported (of two at one place,
+  the one `yaml` lists first); an alias without anchor only when there is no other. Any
+  other syntax error keeps `yaml`'s suffix on PyYAML's own problem text, which Pi words
+  differently.
 
 ruamel.yaml was considered (it speaks YAML 1.2), but it parses with the same scanner as
 PyYAML, so it would add a dependency for the resolver alone, which is a table here.
@@ -202,25 +205,39 @@ class CoreLoader(
     flow_parent: int = -1
     flow_opened: str = ""
     flow_break: tuple[int, str, int] | None = None  # index, problem, length
+    flow_spans: tuple[tuple[int, int], ...] = ()  # outermost flow collections, where tabs
+    # are separation, not indentation
 
     def fetch_flow_collection_start(self, TokenClass: Any) -> None:  # noqa: N803 (PyYAML's)
         if not self.flow_level:
             self.flow_parent = self.indent
+            self.flow_spans += ((self.index, -1),)
         self.flow_opened += self.peek()
         super().fetch_flow_collection_start(TokenClass)
 
     def fetch_flow_collection_end(self, TokenClass: Any) -> None:  # noqa: N803
         self.flow_opened = self.flow_opened[:-1]
         super().fetch_flow_collection_end(TokenClass)
+        if not self.flow_opened and self.flow_spans:
+            self._end_span(self.index)
+
+    def _end_span(self, end: int) -> None:
+        start, open_end = self.flow_spans[-1]
+        if open_end == -1:
+            self.flow_spans = (*self.flow_spans[:-1], (start, end))
 
     def _check_flow_indent(self, after_plain: bool = False) -> None:
         if not self.flow_opened or self.flow_break is not None:
             return
         char = self.peek()
-        if char != "\0" and self.column > self.flow_parent:
+        before = self.buffer[self.pointer - self.column : self.pointer]
+        if char != "\0" and before.strip(" \t"):
+            return  # not the first token of its line
+        indent = len(before) - len(before.lstrip(" "))  # tabs are no indentation
+        if char != "\0" and indent > self.flow_parent:
             return
         closer = {"[": "]", "{": "}"}.get(self.flow_opened)
-        if char == closer and self.column == self.flow_parent:
+        if char == closer and indent == self.flow_parent:
             return  # the outermost closing bracket may stand at the block node's column
         if after_plain and char == "#":
             length = 0
@@ -231,9 +248,22 @@ class CoreLoader(
             return
         problem = _FLOW_END["]" if self.flow_opened[-1] == "[" else "}"]
         self.flow_break = (self.index, problem, 1)
+        self._end_span(self.index)
 
     def scan_to_next_token(self) -> None:
-        super().scan_to_next_token()
+        # PyYAML's, but a tab in a flow collection separates tokens as a space does
+        if self.index == 0 and self.peek() == "\ufeff":
+            self.forward()
+        while True:
+            while self.peek() == " " or (self.flow_level and self.peek() == "\t"):
+                self.forward()
+            if self.peek() == "#":
+                while self.peek() not in "\0\r\n\x85\u2028\u2029":
+                    self.forward()
+            if not self.scan_line_break():  # type: ignore[no-untyped-call]
+                break
+            if not self.flow_level:
+                self.allow_simple_key = True
         self._check_flow_indent()
 
     def scan_plain_spaces(self, indent: int, start_mark: Any) -> Any:
@@ -243,9 +273,18 @@ class CoreLoader(
             self._check_flow_indent(after_plain=True)
         return chunks
 
+    # FM-3: an alias without anchor is `yaml`'s error only once the document parsed clean:
+    # it is composed as null and kept for then
+    unresolved: str | None = None
+
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         # FM-1: an anchor may be set again; later aliases see the newest node
         event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent) and event.anchor not in self.anchors:
+            self.get_event()  # type: ignore[no-untyped-call]
+            if self.unresolved is None:
+                self.unresolved = event.anchor
+            return ScalarNode("tag:yaml.org,2002:null", "", None, None)
         if not isinstance(event, yaml.AliasEvent) and getattr(event, "anchor", None):
             self.anchors.pop(event.anchor, None)
         return super().compose_node(parent, index)
@@ -350,12 +389,15 @@ _MULTIPLE_DOCUMENTS: Final = (
 _TOP_KEY: Final = re.compile(r"^([^\s#'\"\-?:\[\]{}][^:\n]*?):(?: |$)", re.MULTILINE)
 
 
-def _known_errors(source: str) -> list[_MarkedError]:
-    """FM-3: errors `yaml` reports that a plain scan finds (PyYAML misses or words them)."""
+def _known_errors(source: str, flows: tuple[tuple[int, int], ...]) -> list[_MarkedError]:
+    """FM-3: errors `yaml` reports that a plain scan finds (PyYAML misses or words them);
+    `flows` are the spans of the flow collections, whose tabs are no indentation."""
     found: list[_MarkedError] = []
-    tab = _TAB_INDENT.search(source)
-    if tab is not None:
-        found.append(_MarkedError("Tabs are not allowed as indentation", tab.start()))
+    for tab in _TAB_INDENT.finditer(source):
+        at = tab.start()
+        if not any(start < at and (end == -1 or at < end) for start, end in flows):
+            found.append(_MarkedError("Tabs are not allowed as indentation", at))
+            break
     reserved = _RESERVED.search(source)
     if reserved is not None:
         char = reserved.group(1)
@@ -383,9 +425,34 @@ _FLOW_END: Final = {
     "}": "Flow map in block collection must be sufficiently indented and end with a }",
 }
 _NODE_END: Final = re.compile(
-    r"expected (?:<block end>|'<document start>'), "
-    r"but found '(?:<scalar>|\?|<block mapping start>)'"
+    r"expected (?:<block end>|'<document start>'), but found "
+    r"'(?:<scalar>|\?|<block mapping start>|<block sequence start>|-|<anchor>|<tag>|\[|\{)'"
 )
+# FM-3: `yaml`'s name for the token left after the document's node, by its first
+# character, and how far its caret runs (the token on its line)
+NODE_END_TOKENS: Final = {
+    "'": ("single-quoted-scalar", r"'(?:[^'\n]|'')*'?"),
+    '"': ("double-quoted-scalar", r'"(?:[^"\\\n]|\\.)*"?'),
+    "-": ("seq-item-ind", r"-"),
+    "?": ("explicit-key-ind", r"\?"),
+    "&": ("anchor", r"&[^\s]*"),
+    "!": ("tag", r"![^\s]*"),
+    "[": ("flow-seq-start", r"\["),
+    "{": ("flow-map-start", r"\{"),
+}
+_PLAIN_ON_LINE: Final = re.compile(r"(?:[^\s:#]|:(?=\S)|(?<=\S)#|[ \t]+(?=[^\s#:]|:\S))*")
+
+
+def _node_end_error(source: str, at: int) -> _MarkedError:
+    """FM-3: `Unexpected <token> at node end`, the caret under the whole token."""
+    kind, pattern = NODE_END_TOKENS.get(source[at : at + 1], ("scalar", _PLAIN_ON_LINE.pattern))
+    if source.startswith("-", at) and source[at + 1 : at + 2] not in ("", " ", "\t", "\n"):
+        kind, pattern = "scalar", _PLAIN_ON_LINE.pattern  # `-x` is a plain scalar
+    token = re.compile(pattern).match(source, at)
+    length = max(1, token.end() - at) if token is not None else 1
+    return _MarkedError(f"Unexpected {kind} at node end", at, length=length)
+
+
 _KEY_TAB: Final = re.compile(r"^( *(?:- +)*[^\s'\"#\[\]{}|>][^:\n]*:)(\t+)", re.MULTILINE)
 
 
@@ -481,7 +548,7 @@ def _pyyaml_error(source: str, error: yaml.MarkedYAMLError) -> _MarkedError | st
     if problem == "expected '<document start>', but found '<stream end>'":
         return _MarkedError("Missing directives-end indicator line", at)
     if _NODE_END.match(problem):
-        return _MarkedError("Unexpected scalar at node end", at)
+        return _node_end_error(source, at)
     return _MarkedError(problem[:1].upper() + problem[1:], at, worded=False)
 
 
@@ -492,7 +559,6 @@ def _superseded(found: _MarkedError, flow: _MarkedError | None) -> bool:
 
 def _load(source: str) -> Any:
     """The block's value, or `FrontmatterError` for the first error `yaml` would report."""
-    errors = _known_errors(source)
     # FM-2: a block scalar keeps its line break at the end of the block
     text = source if source.endswith("\n") else source + "\n"
     # FM-1: a tab may separate a key's `:` from its value (PyYAML refuses it)
@@ -510,6 +576,9 @@ def _load(source: str) -> Any:
         raise FrontmatterError(str(error)) from None
     finally:
         loader.dispose()
+    errors = _known_errors(source, loader.flow_spans)
+    if found is None and loader.unresolved is not None:
+        found = f"Unresolved alias (the anchor must be set before the alias): {loader.unresolved}"
     flow = None
     if loader.flow_break is not None:
         at, problem, length = loader.flow_break

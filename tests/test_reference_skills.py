@@ -114,6 +114,21 @@ class TestErrors:
             _front(block)
         assert caught.value.message == message
 
+    def test_alias_after_other_errors(self) -> None:
+        """An alias without anchor loses to a later syntax error; alone, it is the error."""
+        with pytest.raises(FrontmatterError) as caught:
+            _front("a: *nope\n- b")
+        assert caught.value.message.startswith("Implicit keys need to be on a single line")
+
+    def test_node_end_token(self) -> None:
+        """Content after the node names its token, the caret under all of it."""
+        with pytest.raises(FrontmatterError) as caught:
+            _front("- a\n'key': b")
+        assert caught.value.message == (
+            "Unexpected single-quoted-scalar at node end at line 2, column 1:"
+            "\n\n- a\n'key': b\n^^^^^\n"
+        )
+
     def test_flow_closed_at_key_column(self) -> None:
         """A flow collection's closing bracket may stand at its key's column."""
         assert _front("a: [x,\n]\nb: 1") == {"a": ["x"], "b": 1}
