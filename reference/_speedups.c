@@ -20,6 +20,12 @@
  * and `last_newline` is the index of the last one in the output (-1: none).
  * Pure-Python equivalent: `reference.stream._decode_python`, against which
  * tests/test_reference_stream.py checks this.
+ *
+ * append_decoded(window, data, start) -> (appended, newlines, pending, last_newline)
+ *
+ * The same decode for the accumulator, whose window is the bytearray `window`: an
+ * ill-formed input's output is appended to it (`appended` is its size, `last_newline` an
+ * index into it), and a well-formed one's is left to the caller (`appended` is -1).
  */
 #define PY_SSIZE_T_CLEAN
 #define _GNU_SOURCE /* memrchr */
@@ -138,24 +144,24 @@ static Py_ssize_t well_formed(const unsigned char *s, Py_ssize_t i, Py_ssize_t n
     return n;
 }
 
-static PyObject *decode_utf8(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
-    if (nargs < 1 || nargs > 2) {
-        PyErr_SetString(PyExc_TypeError, "decode_utf8(data, start=0) takes 1 or 2 arguments");
-        return NULL;
-    }
+/* The work of decode_utf8 and append_decoded. With `window` NULL the output of an
+ * ill-formed input is a new bytes object; otherwise it is written straight onto the end of
+ * the bytearray `window` and the first item of the answer is its size (-1: well-formed,
+ * nothing written). */
+static PyObject *decode(const char *name, PyObject *data, PyObject *start_arg,
+                        PyObject *window) {
     Py_ssize_t start = 0;
-    if (nargs == 2) {
-        start = PyLong_AsSsize_t(args[1]);
+    if (start_arg != NULL) {
+        start = PyLong_AsSsize_t(start_arg);
         if (start == -1 && PyErr_Occurred()) return NULL;
     }
     Py_buffer view;
-    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) != 0) return NULL;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) != 0) return NULL;
     const unsigned char *s = (const unsigned char *)view.buf;
     const Py_ssize_t n = view.len;
     if (start < 0 || start > n) {
         PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_ValueError, "decode_utf8: start is outside the data");
+        PyErr_Format(PyExc_ValueError, "%s: start is outside the data", name);
         return NULL;
     }
     Py_ssize_t bad = 0, pending = 0, newlines, last_newline = -1;
@@ -173,20 +179,43 @@ static PyObject *decode_utf8(PyObject *module, PyObject *const *args, Py_ssize_t
         const unsigned char *found = newlines ? memrchr(out, '\n', (size_t)size) : NULL;
         if (found) last_newline = found - out;
         PyBuffer_Release(&view);
+        if (window != NULL) return Py_BuildValue("(innn)", -1, newlines, pending, last_newline);
         return Py_BuildValue("(Onnn)", Py_None, newlines, pending, last_newline);
     }
-    /* ill-formed: copy the well-formed runs, U+FFFD for each maximal subpart; at most
-     * 3 output bytes per input byte */
+    /* ill-formed: copy the well-formed runs, U+FFFD for each maximal subpart, into room
+     * for at most 3 output bytes per input byte, then cut to size. Into the window itself
+     * when there is one: a bytes object made for each ill-formed chunk, only to be copied
+     * onto the window, was an allocation and a second copy of every output byte that a
+     * well-formed chunk never costs (its bytes are its output) */
     if (n - start > (PY_SSIZE_T_MAX - start) / 3) {
         PyBuffer_Release(&view);
         return PyErr_NoMemory();
     }
-    PyObject *result = PyBytes_FromStringAndSize(NULL, (end - start) + 3 * (n - end));
-    if (result == NULL) {
-        PyBuffer_Release(&view);
-        return NULL;
+    const Py_ssize_t room = (end - start) + 3 * (n - end);
+    PyObject *result = NULL;
+    unsigned char *out;
+    Py_ssize_t held = 0;
+    if (window == NULL) {
+        result = PyBytes_FromStringAndSize(NULL, room);
+        if (result == NULL) {
+            PyBuffer_Release(&view);
+            return NULL;
+        }
+        out = (unsigned char *)PyBytes_AS_STRING(result);
     }
-    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(result), *o = out;
+    else {
+        held = PyByteArray_GET_SIZE(window);
+        if (held > PY_SSIZE_T_MAX - room) {
+            PyBuffer_Release(&view);
+            return PyErr_NoMemory();
+        }
+        if (PyByteArray_Resize(window, held + room) != 0) {
+            PyBuffer_Release(&view);
+            return NULL;
+        }
+        out = (unsigned char *)PyByteArray_AS_STRING(window) + held;
+    }
+    unsigned char *o = out;
     Py_ssize_t i = start;
     for (;;) {
         memcpy(o, s + i, (size_t)(end - i));
@@ -208,15 +237,43 @@ static PyObject *decode_utf8(PyObject *module, PyObject *const *args, Py_ssize_t
     newlines = count_newlines(out, size);
     const unsigned char *found = newlines ? memrchr(out, '\n', (size_t)size) : NULL;
     if (found) last_newline = found - out;
-    if (_PyBytes_Resize(&result, size) != 0) return NULL;
-    PyObject *answer = Py_BuildValue("(Nnnn)", result, newlines, pending, last_newline);
-    return answer;
+    if (window == NULL) {
+        if (_PyBytes_Resize(&result, size) != 0) return NULL;
+    }
+    else {
+        if (PyByteArray_Resize(window, held + size) != 0) return NULL;
+        if ((result = PyLong_FromSsize_t(size)) == NULL) return NULL;
+    }
+    return Py_BuildValue("(Nnnn)", result, newlines, pending, last_newline);
+}
+
+static PyObject *decode_utf8(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "decode_utf8(data, start=0) takes 1 or 2 arguments");
+        return NULL;
+    }
+    return decode("decode_utf8", args[0], nargs == 2 ? args[1] : NULL, NULL);
+}
+
+static PyObject *append_decoded(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 3 || !PyByteArray_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "append_decoded(window, data, start) takes a bytearray, data and start");
+        return NULL;
+    }
+    return decode("append_decoded", args[1], args[2], args[0]);
 }
 
 static PyMethodDef methods[] = {
     {"decode_utf8", (PyCFunction)(void (*)(void))decode_utf8, METH_FASTCALL,
      "decode_utf8(data, start=0) -> (decoded, newlines, pending, last_newline): one streaming "
      "UTF-8 decode with replacement, newlines counted."},
+    {"append_decoded", (PyCFunction)(void (*)(void))append_decoded, METH_FASTCALL,
+     "append_decoded(window, data, start) -> (appended, newlines, pending, last_newline): "
+     "decode_utf8 with an ill-formed input's output appended to the bytearray window "
+     "(appended: its size; -1: well-formed, nothing appended)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -27,12 +27,13 @@ The rules, each tagged with its id in the corpus (corpora/README.md, ST-*):
   `snapshot(persist_if_truncated=True)` that leaves it over a limit;
 - STREAM-6 appending after `finish()` is refused (`FinishedAccumulator`).
 
-Speed: each chunk is decoded in one pass by `decode_utf8` of `reference._speedups` when
+Speed: each chunk is decoded in one pass by `append_decoded` of `reference._speedups` when
 it is built (setup.py; `reference.stream._DECODE = None` turns it off): well-formed UTF-8
-is its own decoded form (no copy), and an ill-formed chunk is copied with its U+FFFD in
-the same C loop. Without it `_decode_python` gives the same answer from CPython's strict
-decoder, `bytes.count` and, for an ill-formed chunk, CPython's replacing decoder
-(tests/test_reference_stream.py checks the two against each other).
+is its own decoded form (no copy), and an ill-formed chunk is written with its U+FFFD in
+the same C loop straight onto the window, so neither makes an object per chunk. Without it
+`_decode_python` gives the same answer from CPython's strict decoder, `bytes.count` and,
+for an ill-formed chunk, CPython's replacing decoder (tests/test_reference_stream.py
+checks the two against each other).
 
 Pi cuts the window once per append (a character completed by the chunk included), so the
 snapshot depends on how the bytes were chunked (§2 ST-2 of pi-0.85-behavior.md): chunks
@@ -156,6 +157,11 @@ def _join(pending: bytes, data: bytes) -> tuple[int, bytes, bytes]:
 # the C decoder where it was built, else `_decode_python` (tests/test_reference_stream.py
 # checks they agree)
 _DECODE: _Decode | None = native("_speedups", "decode_utf8")
+# its variant appending an ill-formed chunk's output to the window; used only with
+# `_DECODE` (so `_DECODE = None` turns both off)
+_APPEND: Callable[[bytearray, bytes, int], tuple[int, int, int, int]] | None = native(
+    "_speedups", "append_decoded"
+)
 
 
 class FinishedAccumulator(InvalidInput):
@@ -319,6 +325,19 @@ class OutputAccumulator:
         """Add what one append decodes to: `head` (a character begun by the previous chunk,
         or its U+FFFD) and then `data[start:]`, which starts between characters. The window
         is trimmed once, after both (STREAM-3: once per append, as Pi does)."""
+        if _APPEND is not None and _DECODE is not None and not self._bom_pending:
+            self._tail += head
+            appended, newlines, pending, last = _APPEND(self._tail, data, start)
+            if pending:
+                self._pending = data[len(data) - pending :]
+            if appended >= 0:  # ill-formed: the C scan wrote its output onto the window
+                self._count(len(head), appended, newlines, last)
+                self._trim_window()
+                return
+            own = memoryview(data)[start : len(data) - pending] if start or pending else data
+            self._count(len(head), len(own), newlines, last)
+            self._append_to_window(own)
+            return
         decoded, newlines, pending, last = (_DECODE or _decode_python)(data, start)
         body: bytes | memoryview = data
         if pending:
@@ -334,16 +353,19 @@ class OutputAccumulator:
             elif not head and body[:3] == _BOM_BYTES:
                 body = body[3:]
                 last = last - 3 if last >= 0 else -1
-        # STREAM-2: counters over the decoded bytes; a head holds no "\n" (it is a
-        # multibyte character or U+FFFD)
-        self._decoded_bytes += len(head) + len(body)
-        self._newlines += newlines
-        if last < 0:
-            self._last_line_bytes += len(head) + len(body)
-        else:
-            self._last_line_bytes = len(body) - last - 1
+        self._count(len(head), len(body), newlines, last)
         self._tail += head
         self._append_to_window(body)
+
+    def _count(self, head: int, body: int, newlines: int, last: int) -> None:
+        # STREAM-2: counters over the decoded bytes; a head holds no "\n" (it is a
+        # multibyte character or U+FFFD), `last` is the last "\n" in the body (-1: none)
+        self._decoded_bytes += head + body
+        self._newlines += newlines
+        if last < 0:
+            self._last_line_bytes += head + body
+        else:
+            self._last_line_bytes = body - last - 1
 
     def _append_to_window(self, data: bytes | memoryview) -> None:
         size = len(self._tail) + len(data)
@@ -360,6 +382,18 @@ class OutputAccumulator:
         else:
             del self._tail[: cut - 1]
             self._tail += data
+        self._align_window()
+
+    def _trim_window(self) -> None:
+        # STREAM-3 on a window the output is already in: the same cut
+        size = len(self._tail)
+        if size > 2 * self._roll:
+            del self._tail[: size - self._roll - 1]
+            self._align_window()
+
+    def _align_window(self) -> None:
+        # the window holds the byte before the cut, then the kept bytes: move forward to a
+        # character, and note whether the cut fell at a line boundary
         window = self._tail
         start = 1
         while start < len(window) and window[start] & 0xC0 == 0x80:

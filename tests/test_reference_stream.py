@@ -318,3 +318,65 @@ def test_c_decoder_edges(edge: bytes, prefix: bytes) -> None:
         got = stream._DECODE(data, 0)
         assert got == stream._decode_python(data), data
         assert (_output(data, 0, got), got[2]) == _oracle(data, 0), data
+
+
+@pytest.mark.skipif(stream._APPEND is None, reason="reference._speedups is not built here")
+@settings(max_examples=1000, deadline=None)
+@given(window=st.binary(max_size=12), data=_BYTES, start=st.integers(0, 8))
+def test_append_decoded_writes_decode_utf8s_output_onto_the_window(
+    window: bytes, data: bytes, start: int
+) -> None:
+    """`append_decoded` answers as `decode_utf8` does; an ill-formed input's output is
+    appended to the window (its size in place of the bytes), a well-formed one leaves the
+    window as it was (-1)."""
+    start = next(
+        i for i in range(min(start, len(data)), len(data) + 1) if i == len(data) or data[i] < 0x80
+    )
+    assert stream._APPEND is not None and stream._DECODE is not None
+    decoded, *counts = stream._DECODE(data, start)
+    held = bytearray(window)
+    appended, *appended_counts = stream._APPEND(held, data, start)
+    assert appended_counts == counts
+    if decoded is None:
+        assert (appended, held) == (-1, window)
+    else:
+        assert (appended, held) == (len(decoded), window + decoded)
+
+
+_ILL_FORMED = st.lists(
+    st.sampled_from([b"a", b"\n", b"\xff", b"\x80", b"\xe2\x82", b"\xed\xa0\x80", "中".encode()]),
+    max_size=120,
+).map(b"".join)
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    data=_ILL_FORMED,
+    cuts=st.lists(st.integers(0, 400), max_size=12),
+    max_bytes=st.integers(0, 64),
+)
+def test_ill_formed_chunks_give_the_pure_paths_snapshot_after_each_append(
+    data: bytes, cuts: list[int], max_bytes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Invalid UTF-8 cut anywhere, windows of a few bytes: the C scan writing each chunk's
+    output onto the window and trimming it there gives the snapshot the pure path gives,
+    after every append and after `finish()`."""
+    bounds = [0, *sorted(min(cut, len(data)) for cut in cuts), len(data)]
+    chunks = [data[a:b] for a, b in itertools.pairwise(bounds)]
+
+    def snapshots() -> list[object]:
+        accumulator = OutputAccumulator(max_bytes=max_bytes)
+        seen: list[object] = []
+        for chunk in chunks:
+            accumulator.append(chunk)
+            seen.append(accumulator.snapshot())
+        accumulator.finish()
+        return [*seen, accumulator.snapshot(), accumulator.take_raw()]
+
+    fast = snapshots()
+    with monkeypatch.context() as patch:
+        patch.setattr(stream, "_DECODE", None)
+        slow = snapshots()
+    assert fast == slow
