@@ -4,15 +4,21 @@
 
 `stream_figures.py` times one flavour after another, so on a shared machine a flavour
 measured while other work ran looks slower than one measured before it. Here each round
-times every flavour once (tail alone, then tail with persistence, as there), the order
-rotating by round, and a flavour's figure is its median over the rounds; the ratio is the
-flavour's throughput over the mixed log's in the same rounds. Same inputs as
-`stream_figures.py` (64 KiB chunks, the cached logs of `corpora.generators.logs`).
+times every flavour once (tail alone, then tail with persistence, as there), in an order
+shuffled by round (seeded), and a flavour's figure is its median over the rounds. Its ratio
+is taken in each round against the mixed log's time in that round: the cell shows the
+median of those ratios and their range. The range is wide on a shared machine, since a
+call that another process preempts loses wall time; the process's CPU time per call (user
+and system) hardly moves, so its median ratio is shown too ("cpu"). A rotation kept the
+neighbours fixed (the invalid log's tail always ran right after the mixed log's 256 MiB
+persisted run); a shuffle does not. Same inputs as `stream_figures.py` (64 KiB chunks, the
+cached logs of `corpora.generators.logs`).
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import tempfile
@@ -25,41 +31,48 @@ from stream_memory import parse_size
 
 from corpora.generators.logs import STREAM_FLAVOURS, cached_stream_log
 
+Times = dict[tuple[str, str], list[tuple[float, float]]]
 
-def measure(size: int, rounds: int, scratch: Path) -> dict[str, dict[str, float]]:
-    """Median seconds per measure and flavour, every round timing every flavour."""
+
+def measure(size: int, rounds: int, scratch: Path) -> Times:
+    """(wall, cpu) seconds per round, by measure and flavour; every round times every call."""
     calls: dict[tuple[str, str], Callable[[], None]] = {}
     for flavour in STREAM_FLAVOURS:
         chunks = read_chunks(cached_stream_log(flavour, size, CACHE, seed=3))
         for measure_name, run in reference_runs(chunks, scratch).items():
             calls[(measure_name, flavour)] = run
-    times: dict[tuple[str, str], list[float]] = {key: [] for key in calls}
-    keys = list(calls)
-    for round_index in range(rounds):
-        shift = round_index % len(keys)
-        for key in keys[shift:] + keys[:shift]:
-            start = time.perf_counter()
+    times: Times = {key: [] for key in calls}
+    order = random.Random(size)
+    for _ in range(rounds):
+        keys = list(calls)
+        order.shuffle(keys)
+        for key in keys:
+            cpu, wall = time.process_time(), time.perf_counter()
             calls[key]()
-            times[key].append(time.perf_counter() - start)
-    out: dict[str, dict[str, float]] = {}
-    for (measure_name, flavour), seconds in times.items():
-        out.setdefault(measure_name, {})[flavour] = statistics.median(seconds)
-    return out
+            times[key].append((time.perf_counter() - wall, time.process_time() - cpu))
+    return times
 
 
-def table(label: str, size: int, medians: dict[str, dict[str, float]], rounds: int) -> str:
+def table(label: str, size: int, times: Times, rounds: int) -> str:
     lines = [
-        f"### {label}, 64 KiB chunks, {rounds} interleaved rounds (median; × the mixed log)",
+        f"### {label}, 64 KiB chunks, {rounds} interleaved rounds (median; × the mixed log "
+        "in the same round: median, range; cpu: CPU time's median ×)",
         "",
         "| measure | " + " | ".join(STREAM_FLAVOURS) + " |",
         "|---" * (len(STREAM_FLAVOURS) + 1) + "|",
     ]
-    for measure_name, flavours in medians.items():
-        mixed = flavours["mixed"]
-        cells = [
-            f"{size / seconds / 2**20:.0f} MiB/s, ×{mixed / seconds:.2f}"
-            for seconds in (flavours[f] for f in STREAM_FLAVOURS)
-        ]
+    for measure_name in dict.fromkeys(name for name, _ in times):
+        mixed = times[(measure_name, "mixed")]
+        cells = []
+        for flavour in STREAM_FLAVOURS:
+            own = times[(measure_name, flavour)]
+            wall = sorted(m[0] / o[0] for m, o in zip(mixed, own, strict=True))
+            cpu = statistics.median(m[1] / o[1] for m, o in zip(mixed, own, strict=True))
+            speed = size / statistics.median(o[0] for o in own) / 2**20
+            cells.append(
+                f"{speed:.0f} MiB/s, ×{statistics.median(wall):.2f} "
+                f"({wall[0]:.2f}–{wall[-1]:.2f}; cpu ×{cpu:.2f})"
+            )
         lines.append(f"| reference {measure_name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
