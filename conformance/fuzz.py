@@ -15,9 +15,11 @@ difference is a *divergence*. It runs in two passes with the same seed:
 
 Answers compare as golden cases do: results with `compare.differences`, errors by
 their type only (messages are not compared). An `unsupported` answer on either side is
-no divergence. A crash, a timeout or a protocol violation (an answer off the op's
-result schema included) is counted as an *error* of that side and is no divergence;
-only a failed start-up stops the run (`StartupFailed`).
+no divergence, and neither is `invalid_input` where the `--against` side threw
+(`internal`): a typed refusal is what the corpus's invariant cases ask where Pi crashes,
+so those examples are counted apart (`refused`). A crash, a timeout or a protocol
+violation (an answer off the op's result schema included) is counted as an *error* of
+that side and is no divergence; only a failed start-up stops the run (`StartupFailed`).
 
 Each minimal divergence becomes a case in the corpus format (`corpora/case.schema.json`)
 with the `--against` answer as the expectation: printed, and with `write_cases` appended
@@ -142,6 +144,7 @@ class Verdict:
 
     signature: str
     found: tuple[Difference, ...] = ()
+    refused: bool = False  # `invalid_input` where the expected side threw
 
 
 # ops whose text lists files in an order Pi leaves unspecified (ripgrep walks directories in
@@ -171,6 +174,8 @@ def compare(expected: Outcome, actual: Outcome, op: str = "") -> Verdict:
     if want.error is not None and got.error is not None:
         if want.error.type == got.error.type:
             return Verdict("")
+        if (want.error.type, got.error.type) == ("internal", "invalid_input"):
+            return Verdict("", refused=True)
         return Verdict(f"error {want.error.type} answered as error {got.error.type}")
     if want.error is not None:
         return Verdict(f"error {want.error.type} answered as a result")
@@ -296,9 +301,22 @@ class OpReport:
     diverging: int = 0  # examples of the batch whose answers differ
     errors: Counter[str] = field(default_factory=Counter)  # side -> failed requests
     unsupported: int = 0
+    refused: int = 0  # examples answered invalid_input where the against side threw
     found: list[Found] = field(default_factory=list)  # distinct minimal divergences
     skipped: str = ""  # why the op was not fuzzed
     error_samples: list[str] = field(default_factory=list)
+
+    def count(self, want: Outcome, got: Outcome) -> None:
+        """Tally one example of the batch: errors per side, unsupported, refused, diverging."""
+        for side, outcome in (("impl", got), ("against", want)):
+            if outcome.failure is not None:
+                self.errors[side] += 1
+                if len(self.error_samples) < 5:
+                    self.error_samples.append(f"{side}: {outcome.failure[:300]}")
+        self.unsupported += want.unsupported or got.unsupported
+        verdict = compare(want, got, self.op)
+        self.diverging += bool(verdict.signature)
+        self.refused += verdict.refused
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -317,6 +335,7 @@ class OpReport:
             "errors": dict(self.errors),
             "errorSamples": self.error_samples,
             "unsupported": self.unsupported,
+            "refused": self.refused,
             "skipped": self.skipped,
         }
 
@@ -387,14 +406,7 @@ def fuzz_op(
             for args, want, got in zip(unique, theirs.result(), ours, strict=True)
         }
     for args in drawn:
-        want, got = answers[_key(args)]
-        for side, outcome in (("impl", got), ("against", want)):
-            if outcome.failure is not None:
-                report.errors[side] += 1
-                if len(report.error_samples) < 5:
-                    report.error_samples.append(f"{side}: {outcome.failure[:300]}")
-        report.unsupported += want.unsupported or got.unsupported
-        report.diverging += bool(compare(want, got, op).signature)
+        report.count(*answers[_key(args)])
     if not report.diverging:
         return report
 
@@ -625,7 +637,7 @@ def summary(reports: Sequence[OpReport], seed: int, impl_name: str, against_name
     lines = [
         f"ctxspec fuzz: {impl_name} against {against_name}, seed {seed}",
         f"{'op':<26} {'examples':>8} {'diverging':>9} {'distinct':>8} "
-        f"{'errors impl/against':>19} {'unsupported':>11}",
+        f"{'errors impl/against':>19} {'unsupported':>11} {'refused':>7}",
     ]
     for report in reports:
         if report.skipped:
@@ -634,7 +646,7 @@ def summary(reports: Sequence[OpReport], seed: int, impl_name: str, against_name
         errors = f"{report.errors['impl']}/{report.errors['against']}"
         lines.append(
             f"{report.op:<26} {report.examples:>8} {report.diverging:>9} {len(report.found):>8} "
-            f"{errors:>19} {report.unsupported:>11}"
+            f"{errors:>19} {report.unsupported:>11} {report.refused:>7}"
         )
         for item in report.found:
             lines.append(f"    - {item.signature}")

@@ -39,6 +39,7 @@ from reference.session import (
     build_session_context,
     entry_key,
     js_truthy,
+    plain_entry,
     walk_to_root,
 )
 from reference.tokens import estimate_tokens
@@ -111,7 +112,7 @@ class CollectEntriesResult:
 
     def to_pi(self) -> dict[str, Any]:
         return {
-            "entries": [dict(e) for e in self.entries],
+            "entries": [plain_entry(e) for e in self.entries],
             "commonAncestorId": self.common_ancestor_id,
         }
 

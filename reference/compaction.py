@@ -26,6 +26,7 @@ from reference.session import (
     build_session_context,
     js_truthy,
     none_positions,
+    refuse_nulls,
     session_entry_to_context_messages,
 )
 from reference.tokens import estimate_context_tokens, estimate_tokens
@@ -285,8 +286,10 @@ def find_cut_point(
     Pi lists every cut point of the range first; only two of them can be the answer, so
     this reads the entries from the start to the first cut point, from the end back to
     the budget, and from there to the next cut point. A malformed entry elsewhere in the
-    range is not read, so not reported (Pi throws on a message entry without a message).
+    range is not read, so not reported (Pi throws on a message entry without a message),
+    except a null (`refuse_nulls`).
     """
+    refuse_nulls(entries, start_index, end_index)
     first = _first_cut_point(entries, start_index, end_index)
     if first is None:
         return CutPointResult(

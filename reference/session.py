@@ -14,8 +14,12 @@ a slice per branch point rather than a lookup per entry; with repeated ids, or o
 cycle, the plain walk one `parentId` at a time answers instead. Context messages are
 the entries' own message objects, as in Pi: copy one before changing it.
 
-Entries are Pi's JSON objects. Where Pi follows a `parentId` cycle forever, or throws on
-an entry that is not an object, these functions raise `InvalidInput` instead.
+Entries are Pi's JSON objects. A session file may also hold JSON lines that are not
+objects (`42`, `"x"`, `[1]`, `true`): JavaScript reads every field of such a value as
+undefined, so Pi passes over it as an entry of no type, no id and no parent.
+`as_entries` wraps each in a `Fieldless` mapping, which reads the same way here. Where Pi
+follows a `parentId` cycle forever, or throws on a `null` entry, these functions raise
+`InvalidInput` instead.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Final
@@ -40,11 +44,15 @@ __all__ = [
     "CURRENT_SESSION_VERSION",
     "MESSAGE_ROLES_WITH_CONTENT",
     "UNSET",
+    "EntryList",
+    "Fieldless",
+    "NullEntry",
     "ParsedSession",
     "SessionContext",
     "SessionTree",
     "SkippedLine",
     "any_between",
+    "as_entries",
     "build_context_entries",
     "build_session_context",
     "build_session_path",
@@ -54,6 +62,8 @@ __all__ = [
     "js_truthy",
     "none_positions",
     "parse_session_entries",
+    "plain_entry",
+    "refuse_nulls",
     "session_entry_to_context_messages",
     "walk_to_root",
 ]
@@ -100,6 +110,94 @@ def none_positions(items: Sequence[Any]) -> list[int]:
         except ValueError:
             return found
         found.append(at)
+
+
+class Fieldless(Mapping[str, Any]):
+    """A session entry that is a JSON value but not an object: it has no fields.
+
+    Pi reads `entry.type`, `entry.id` and `entry.parentId` of `42` or `"x"` as undefined,
+    so such an entry is no message, a root, and the leaf when it comes last. `value` is
+    what the file held, which Pi's answers echo where they echo the entry.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return f"Fieldless({self.value!r})"
+
+
+class NullEntry(Mapping[str, Any]):
+    """A `null` session entry: reading any field of it raises `InvalidInput`.
+
+    Pi throws a TypeError at the first field it reads of a null, and only then: a walk
+    that stops before the entry answers normally. This raises at the same reads.
+    """
+
+    __slots__ = ("position",)
+
+    def __init__(self, position: int) -> None:
+        self.position = position
+
+    def _refuse(self) -> InvalidInput:
+        return InvalidInput(f"entries[{self.position}]", "an entry must not be null")
+
+    def __getitem__(self, key: str) -> Any:
+        raise self._refuse()
+
+    def __iter__(self) -> Iterator[str]:
+        raise self._refuse()
+
+    def __len__(self) -> int:
+        raise self._refuse()
+
+
+class EntryList(list[Any]):
+    """Entries that `as_entries` wrapped, with the positions of their nulls: the helpers
+    that skip reading part of a range (`find_cut_point`) still refuse a null in it."""
+
+    nulls: tuple[int, ...] = ()
+
+
+def as_entries(values: Sequence[Any]) -> Sequence[Any]:
+    """`values` read as Pi reads them: a JSON value that is not an object as `Fieldless`,
+    a `null` as `NullEntry`. The list comes back as it is when every value is a dict."""
+    if set(map(type, values)) <= {dict}:
+        return values
+    entries = EntryList(
+        value
+        if isinstance(value, Mapping)
+        else NullEntry(position)
+        if value is None
+        else Fieldless(value)
+        for position, value in enumerate(values)
+    )
+    entries.nulls = tuple(none_positions(values))
+    return entries
+
+
+def refuse_nulls(entries: Sequence[Any], start: int, stop: int) -> None:
+    """Raise `InvalidInput` at the first null of `entries[start:stop]`, as Pi throws when
+    it reads the type of every entry of a range."""
+    nulls = getattr(entries, "nulls", ())
+    if any_between(nulls, start, stop):
+        raise NullEntry(nulls[bisect_left(nulls, start)])._refuse()
+
+
+def plain_entry(entry: Entry) -> Any:
+    """The JSON value of an entry: a copy of its fields, or what a `Fieldless` held."""
+    return entry.value if type(entry) is Fieldless else dict(entry)
 
 
 class _Unset:

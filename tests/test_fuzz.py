@@ -225,3 +225,9 @@ def test_divergence_classes() -> None:
     assert fuzz.compare(crashed, _result(1)).signature == ""
     internal = fuzz.Outcome(reply=Reply(error=OpError("internal", "boom")))
     assert fuzz.compare(_result(1), internal).signature == "a result answered as error internal"
+    # a typed refusal where the oracle threw is counted apart, never the other way round
+    refusal = fuzz.Outcome(reply=Reply(error=OpError("invalid_input", "bad")))
+    assert fuzz.compare(internal, refusal) == fuzz.Verdict("", refused=True)
+    assert fuzz.compare(refusal, internal).signature == (
+        "error invalid_input answered as error internal"
+    )

@@ -37,7 +37,7 @@ def _turn_start(args: Mapping[str, Any]) -> int:
 
 def _context_entries(args: Mapping[str, Any]) -> dict[str, Any]:
     path = session.build_context_entries(entries_of(args), leaf_of(args))
-    return {"entries": [dict(entry) for entry in path]}
+    return {"entries": [session.plain_entry(entry) for entry in path]}
 
 
 def _file_lists(args: Mapping[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ New entries get the ids `new-1`, `new-2`, ... and the request's `timestamp`.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from conformance.adapters.ops import Handler
@@ -21,13 +21,15 @@ def _leaf(args: Mapping[str, Any]) -> Any:
     return args.get("leafId", session.UNSET)
 
 
-def _entries(args: Mapping[str, Any]) -> list[Any]:
+def _entries(args: Mapping[str, Any]) -> Sequence[Any]:
+    """The request's entries, a JSON value that is not an object read as Pi reads it."""
     if "jsonl" in args:
-        return list(session.parse_session_entries(args["jsonl"]).entries)
-    entries = args["entries"]
-    if not isinstance(entries, list):
-        raise InvalidInput("entries", "must be a list")
-    return entries
+        entries: Any = list(session.parse_session_entries(args["jsonl"]).entries)
+    else:
+        entries = args["entries"]
+        if not isinstance(entries, list):
+            raise InvalidInput("entries", "must be a list")
+    return session.as_entries(entries)
 
 
 def _should(a: Mapping[str, Any]) -> dict[str, Any]:
