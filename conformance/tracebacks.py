@@ -17,8 +17,8 @@ a property. Code and line numbers stay, so tracebacks still print (without local
 from __future__ import annotations
 
 import functools
-import traceback
 from collections.abc import Callable
+from types import TracebackType
 from typing import Any, TypeVar
 
 __all__ = ["forget_locals", "forgetting"]
@@ -29,8 +29,7 @@ _Test = TypeVar("_Test", bound=Callable[..., Any])
 def forget_locals(error: BaseException | None) -> None:
     """Clear the locals of the frames in `error`'s traceback and in those of its chain.
 
-    Frames still running (the caller's) are left alone (`traceback.clear_frames` skips
-    them). Nothing is raised.
+    Frames still running (the caller's) are left alone. Nothing is raised.
     """
     seen: set[int] = set()
     pending = [error]
@@ -39,10 +38,28 @@ def forget_locals(error: BaseException | None) -> None:
         if current is None or id(current) in seen:
             continue
         seen.add(id(current))
-        traceback.clear_frames(current.__traceback__)
+        _clear_frames(current.__traceback__)
         pending += [current.__cause__, current.__context__]
         if isinstance(current, BaseExceptionGroup):
             pending += current.exceptions
+
+
+def _clear_frames(tb: TracebackType | None) -> None:
+    """`traceback.clear_frames`, and the snapshot of the locals that reading one made.
+
+    Up to Python 3.12, reading a frame's `f_locals` (pytest's and hypothesis's traceback
+    filters do) stores a dict of its locals on the frame that `frame.clear()` leaves
+    alone; reading it again after the clear removes the cleared names from it.
+    """
+    while tb is not None:
+        frame = tb.tb_frame
+        try:
+            frame.clear()
+        except RuntimeError:
+            pass  # still running: the caller's own frame
+        else:
+            _ = frame.f_locals
+        tb = tb.tb_next
 
 
 def forgetting(test: _Test) -> _Test:
