@@ -235,11 +235,19 @@ def _json_length(value: Any) -> int:
 
 
 def _blocks(content: Any) -> list[Mapping[str, Any]]:
+    """The content blocks Pi counts: it loops over `content` and reads each item's `type`.
+
+    A string is looped over by character, and a character, like any item that is not an
+    object (`42`, `[1]`), has no `type`: it counts nothing. A null item, or content that
+    cannot be looped over (a number, an object), makes Pi throw a TypeError.
+    """
     if type(content) is list and all(type(b) is dict for b in content):
         return content  # the usual blocks: no ABC check
-    if not isinstance(content, list) or not all(isinstance(b, Mapping) for b in content):
+    if isinstance(content, str):
+        return []
+    if not isinstance(content, list) or any(b is None for b in content):
         raise InvalidInput("content", "must be a list of content blocks here")
-    return content
+    return [b for b in content if isinstance(b, Mapping)]
 
 
 def _length(field: str, value: Any) -> int:
