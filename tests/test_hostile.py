@@ -313,7 +313,7 @@ class TestRunMemory:
         """
         monkeypatch.setenv("FAKE_BYTES", str(20 * MB))
         args = ["--impl", shlex.join(HUGE_WRONG), "--profile", "ci"]
-        name = "test_truncating_twice_changes_nothing[truncate.head]"
+        name = "test_output_within_limits[truncate.head]"
         code, peak, data = conform_peak(tmp_path, *args, "-k", name)
         assert code == 1
         assert statuses(data) == {name: "failed"}
