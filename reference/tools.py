@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference import _utf8
+from reference._utf16 import code_units, js_slice
 from reference._jsnum import js_number_to_string
 from reference.stream import OutputSnapshot
 from reference.truncate import (
@@ -329,8 +330,8 @@ def spawn_argument_error(args: Sequence[str]) -> str | None:
     for index, arg in enumerate(args):
         if "\x00" in arg:
             shown = _node_inspect_string(arg)
-            if len(shown) > 128:
-                shown = shown[:128] + "..."
+            if code_units(shown) > 128:  # cut in UTF-16 code units, a pair may be split
+                shown = js_slice(shown, 0, 128) + "..."
             return (
                 f"The argument 'args[{index}]' must be a string without null bytes. "
                 f"Received {shown}"
@@ -451,7 +452,9 @@ _INSPECT_ESCAPE_NO_QUOTE = re.compile("[\x00-\x1f\x7f-\x9f\\\\\ud800-\udfff]")
 
 def _node_inspect_string(text: str) -> str:
     """`util.inspect(text)` for the message of Node's ERR_INVALID_ARG_VALUE."""
-    if len(text) > 124:  # past breakLength (128) - 4, lines are shown as a sum of strings
+    # past breakLength - 4 code units (the error formats with breakLength 80), a string's
+    # lines are shown as a sum of strings
+    if code_units(text) > 76:
         pieces = [piece for piece in re.split("(?<=\n)", text) if piece]
         return " +\n  ".join(_node_quote(piece) for piece in pieces)
     return _node_quote(text)
