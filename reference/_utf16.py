@@ -11,7 +11,14 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["canonical", "code_units", "has_surrogates", "js_slice", "to_integer_or_infinity"]
+__all__ = [
+    "canonical",
+    "code_units",
+    "has_surrogates",
+    "js_slice",
+    "relative_index",
+    "to_integer_or_infinity",
+]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
@@ -65,8 +72,8 @@ def js_slice(text: str, start: float, end: float | None = None) -> str:
         # a prefix: at most `end` code points hold the first `end` code units
         text = text[: int(to_integer_or_infinity(end))]
     length = code_units(text)
-    lo = _relative_index(start, length)
-    hi = length if end is None else _relative_index(end, length)
+    lo = relative_index(start, length)
+    hi = length if end is None else relative_index(end, length)
     if hi <= lo:
         return ""
     if length == len(text):  # no astral characters: code units are code points
@@ -75,7 +82,8 @@ def js_slice(text: str, start: float, end: float | None = None) -> str:
     return units[2 * lo : 2 * hi].decode("utf-16-le", "surrogatepass")
 
 
-def _relative_index(position: float, length: int) -> int:
+def relative_index(position: float, length: int) -> int:
+    """A `slice` bound as JavaScript reads it (strings and arrays): truncated, from the end if negative."""
     relative = to_integer_or_infinity(position)
     if relative < 0:
         return int(max(length + relative, 0))

@@ -21,7 +21,6 @@ GREP-* grep. The full-output path of bash is a parameter: Pi's is a fresh temp f
 from __future__ import annotations
 
 import json
-import math
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -29,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference import _utf8
-from reference._utf16 import code_units, js_slice
 from reference._jsnum import js_number_to_string
+from reference._utf16 import code_units, js_slice, relative_index
 from reference.stream import OutputSnapshot
 from reference.truncate import (
     DEFAULT_MAX_BYTES,
@@ -69,6 +68,10 @@ NO_OUTPUT = "(no output)"
 # the read texts are Node's own errors, which Pi passes on
 READ_MISSING = "ENOENT: no such file or directory, access '{path}'"
 READ_DIRECTORY = "EISDIR: illegal operation on a directory, read"
+READ_NO_LINE_AT_FRACTION = (
+    'The "string" argument must be of type string or an instance of Buffer or ArrayBuffer. '
+    "Received undefined"
+)
 GREP_PATH_MISSING = "Path not found: {path}"
 NO_MATCHES = "No matches found"
 DEFAULT_GREP_LIMIT = 100
@@ -138,41 +141,46 @@ def read_result(
     text = _utf8.decode(data)  # READ-2: U+FFFD for invalid bytes, BOM and CR kept
     lines = text.split("\n")
     total = len(lines)  # READ-1: a final "\n" counts one more (empty) line
-    start = _slice_index(max(0, offset - 1)) if offset else 0
+    # READ-6: offset and limit stay numbers, never made line indices: a fraction or a
+    # negative reaches the slice (which truncates it, and counts a negative end from the
+    # end) and every figure of the notices as it is
+    start: float = max(0, offset - 1) if offset else 0
     if start >= total:
         return ToolResult(
             text=f"Offset {js_number_to_string(offset or 0)} is beyond end of file "
             f"({total} lines total)",
             rejected=True,
         )
-    if limit is not None:
-        selected = lines[start : max(start, _slice_index(start + limit))]
-    else:
-        selected = lines[start:]
+    end: float = total if limit is None else min(start + limit, total)
+    lo, hi = relative_index(start, total), relative_index(end, total)
+    selected = lines[lo:hi] if lo < hi else []
     truncation = truncate_head("\n".join(selected))
-    first = start + 1
+    first = js_number_to_string(start + 1)
     if truncation.first_line_exceeds_limit:
+        if start != int(start):
+            # READ-6: the long line is looked up at a fractional index, which holds
+            # nothing: measuring it throws, and the tool fails with Node's message
+            return ToolResult(text=READ_NO_LINE_AT_FRACTION, rejected=True)
         # READ-3: a first line over the limit is never cut: the model is told how to read it
-        size = format_size(_utf8.byte_length(lines[start]))
+        size = format_size(_utf8.byte_length(lines[int(start)]))
         return ToolResult(
             text=f"[Line {first} is {size}, exceeds {_LIMIT} limit. Use bash: "
             f"sed -n '{first}p' {path} | head -c {DEFAULT_MAX_BYTES}]",
             details={"truncation": truncation.to_pi()},
         )
     if truncation.truncated:
-        end = start + truncation.output_lines
+        last = start + truncation.output_lines
         why = "" if truncation.truncated_by == "lines" else f" ({_LIMIT} limit)"
         return ToolResult(
-            text=f"{truncation.content}\n\n[Showing lines {first}-{end} of {total}{why}. "
-            f"Use offset={end + 1} to continue.]",
+            text=f"{truncation.content}\n\n[Showing lines {first}-{js_number_to_string(last)} "
+            f"of {total}{why}. Use offset={js_number_to_string(last + 1)} to continue.]",
             details={"truncation": truncation.to_pi()},
         )
-    if limit is not None and start + len(selected) < total:
+    if limit is not None and end < total:
         # READ-4: only the caller's limit stopped the read
-        shown = start + len(selected)
         return ToolResult(
-            text=f"{truncation.content}\n\n[{total - shown} more lines in file. "
-            f"Use offset={shown + 1} to continue.]"
+            text=f"{truncation.content}\n\n[{js_number_to_string(total - end)} more lines in "
+            f"file. Use offset={js_number_to_string(end + 1)} to continue.]"
         )
     return ToolResult(text=truncation.content)
 
@@ -489,8 +497,3 @@ def context_lines(data: bytes) -> tuple[str, ...]:
     """
     text = _utf8.decode(data).replace("\r\n", "\n").replace("\r", "\n")
     return tuple(text.split("\n"))
-
-
-def _slice_index(value: float) -> int:
-    """A JS `slice` index from a non-negative number (truncated toward zero)."""
-    return math.trunc(value) if math.isfinite(value) else 2**53
