@@ -147,6 +147,13 @@ def copy_tree(dest: Path, commit: str) -> None:
          "reference/_speedups.c", "-o", f"reference/_speedups{suffix}"],
         cwd=dest, check=True,
     )  # fmt: skip
+    # the Python beside _sessions.c is what is mutated, so its C passes stay off: a module
+    # of that name that refuses to import is found before the import hook of an editable
+    # install, which would otherwise lend the copy the main tree's built extension
+    (dest / "reference" / "_sessions.py").write_text(
+        'raise ImportError("mutation testing judges the pure-Python session passes")\n',
+        encoding="utf-8",
+    )
 
 
 def killer_env(tree: Path) -> dict[str, str]:
@@ -163,7 +170,7 @@ def write_config(tree: Path, timeout: float) -> Path:
         "[cosmic-ray]\n"
         'module-path = "reference"\n'
         f"timeout = {timeout}\n"
-        "excluded-modules = []\n"
+        'excluded-modules = ["reference/_sessions.py"]\n'  # the stub of copy_tree
         f"test-command = {json.dumps(command)}\n\n"
         '[cosmic-ray.distributor]\nname = "local"\n',
         encoding="utf-8",
