@@ -79,6 +79,9 @@ __all__ = [
 
 DEFAULT_SHRINK_CALLS: Final = 300  # new requests the shrinker may ask of each side, per op
 PLACEHOLDER: Final = "FUZZ-PLACEHOLDER"  # in every generated why: the author states the rule
+# times a diverging request is asked of the oracle again: an oracle that answers it in
+# more than one way (ripgrep's file order under a match limit) is not held to one answer
+ORACLE_RECHECKS: Final = 3
 
 
 # --- asking and comparing ---------------------------------------------------------------
@@ -302,12 +305,15 @@ class OpReport:
     errors: Counter[str] = field(default_factory=Counter)  # side -> failed requests
     unsupported: int = 0
     refused: int = 0  # examples answered invalid_input where the against side threw
+    unsettled: int = 0  # examples the against side answered in more than one way
     found: list[Found] = field(default_factory=list)  # distinct minimal divergences
     skipped: str = ""  # why the op was not fuzzed
     error_samples: list[str] = field(default_factory=list)
 
-    def count(self, want: Outcome, got: Outcome) -> None:
-        """Tally one example of the batch: errors per side, unsupported, refused, diverging."""
+    def count(self, want: Outcome, got: Outcome, *, unsettled: bool = False) -> None:
+        """Tally one example of the batch: errors per side, unsupported, refused, diverging,
+        and whether the against side answered it in more than one way."""
+        self.unsettled += unsettled
         for side, outcome in (("impl", got), ("against", want)):
             if outcome.failure is not None:
                 self.errors[side] += 1
@@ -336,6 +342,7 @@ class OpReport:
             "errorSamples": self.error_samples,
             "unsupported": self.unsupported,
             "refused": self.refused,
+            "unsettled": self.unsettled,
             "skipped": self.skipped,
         }
 
@@ -367,6 +374,22 @@ def _leaves(error: BaseException) -> Iterable[BaseException]:
             yield from _leaves(inner)
     else:
         yield error
+
+
+def _settle(
+    against: Implementation, op: str, args: Mapping[str, Any], want: Outcome, got: Outcome
+) -> tuple[Outcome, bool]:
+    """Ask a diverging request of the oracle again (`ORACLE_RECHECKS` times): the answer to
+    hold the implementation to, and whether the oracle kept to one answer. An oracle that
+    answers in more than one way is matched by any of its answers (ripgrep walks files in
+    parallel: under a match limit, which file's lines come first is not fixed)."""
+    seen = [want]
+    for _ in range(ORACLE_RECHECKS):
+        again = ask(against, op, args)
+        if not any(not compare(known, again, op).signature for known in seen):
+            seen.append(again)
+    agreeing = [known for known in seen if not compare(known, got, op).signature]
+    return (agreeing[0] if agreeing else want), len(seen) == 1
 
 
 def fuzz_op(
@@ -405,8 +428,17 @@ def fuzz_op(
             _key(args): (want, got)
             for args, want, got in zip(unique, theirs.result(), ours, strict=True)
         }
+    rechecked = {  # each diverging request, asked of the oracle again
+        key: _settle(against, op, args, *answers[key])
+        for key, args in ((_key(args), args) for args in unique)
+        if compare(*answers[key], op).signature
+    }
+    for key, (want, _) in rechecked.items():
+        answers[key] = (want, answers[key][1])
     for args in drawn:
-        report.count(*answers[_key(args)])
+        key = _key(args)
+        steady = key not in rechecked or rechecked[key][1]
+        report.count(*answers[key], unsettled=not steady)
     if not report.diverging:
         return report
 
@@ -419,7 +451,10 @@ def fuzz_op(
             if live[0] >= shrink_calls:
                 return
             live[0] += 1
-            answers[key] = (ask(against, op, args), ask(impl, op, args))
+            want, got = ask(against, op, args), ask(impl, op, args)
+            if compare(want, got, op).signature:
+                want = _settle(against, op, args, want, got)[0]
+            answers[key] = (want, got)
         want, got = answers[key]
         verdict = compare(want, got, op)
         if verdict.signature:
@@ -637,7 +672,7 @@ def summary(reports: Sequence[OpReport], seed: int, impl_name: str, against_name
     lines = [
         f"ctxspec fuzz: {impl_name} against {against_name}, seed {seed}",
         f"{'op':<26} {'examples':>8} {'diverging':>9} {'distinct':>8} "
-        f"{'errors impl/against':>19} {'unsupported':>11} {'refused':>7}",
+        f"{'errors impl/against':>19} {'unsupported':>11} {'refused':>7} {'unsettled':>9}",
     ]
     for report in reports:
         if report.skipped:
@@ -646,7 +681,7 @@ def summary(reports: Sequence[OpReport], seed: int, impl_name: str, against_name
         errors = f"{report.errors['impl']}/{report.errors['against']}"
         lines.append(
             f"{report.op:<26} {report.examples:>8} {report.diverging:>9} {len(report.found):>8} "
-            f"{errors:>19} {report.unsupported:>11} {report.refused:>7}"
+            f"{errors:>19} {report.unsupported:>11} {report.refused:>7} {report.unsettled:>9}"
         )
         for item in report.found:
             lines.append(f"    - {item.signature}")

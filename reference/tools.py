@@ -58,6 +58,7 @@ __all__ = [
     "grep_ripgrep_args",
     "grep_shown_path",
     "read_directory",
+    "read_failed",
     "read_missing",
     "read_result",
     "spawn_argument_error",
@@ -67,6 +68,12 @@ NO_OUTPUT = "(no output)"
 # READ-5 / GREP-5: what a call on a path that is not there (or not a file) is answered;
 # the read texts are Node's own errors, which Pi passes on
 READ_MISSING = "ENOENT: no such file or directory, access '{path}'"
+# READ-5: why a path does not resolve (`reference.tree.Listing.lookup`), as Node words it
+READ_LOOKUP_ERRORS: Final = {
+    "ENOENT": "ENOENT: no such file or directory",
+    "ENOTDIR": "ENOTDIR: not a directory",
+    "ELOOP": "ELOOP: too many symbolic links encountered",
+}
 READ_DIRECTORY = "EISDIR: illegal operation on a directory, read"
 READ_NO_LINE_AT_FRACTION = (
     'The "string" argument must be of type string or an instance of Buffer or ArrayBuffer. '
@@ -118,6 +125,15 @@ class GrepMatch:
 def read_missing(absolute_path: str) -> ToolResult:
     """READ-5: read on a path that does not exist (`absolute_path`: resolved from the cwd)."""
     return ToolResult(text=READ_MISSING.format(path=absolute_path), rejected=True)
+
+
+def read_failed(error: str, absolute_path: str) -> ToolResult:
+    """READ-5: read on a path the kernel refuses to look up: Node's message for `error`.
+
+    >>> read_failed("ELOOP", "/w/l").text
+    "ELOOP: too many symbolic links encountered, access '/w/l'"
+    """
+    return ToolResult(text=f"{READ_LOOKUP_ERRORS[error]}, access '{absolute_path}'", rejected=True)
 
 
 def read_directory() -> ToolResult:

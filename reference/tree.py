@@ -182,6 +182,19 @@ class Listing:
         return self._resolved[key]
 
     def _resolve_links(self, path: str, follow_last: bool) -> str | None:
+        return self.lookup(path, follow_last=follow_last)[0]
+
+    def lookup(self, path: str, *, follow_last: bool = True) -> tuple[str | None, str]:
+        """The path with its symlinks followed and "", or None and the error Linux gives.
+
+        The error is `ENOENT` (a component is missing), `ENOTDIR` (a component that must be
+        a directory is a file: `a.txt/x`, or a link target ending in `/` that names a file)
+        or `ELOOP` (more than 40 links in the one lookup). The path itself is normalised
+        first (as `path.resolve` does); link targets are read as the kernel reads them.
+
+        >>> Listing.from_wire({"w/a": "x", "w/l": {"symlink": "a/"}}).lookup("/w/l")
+        (None, 'ENOTDIR')
+        """
         pending = [p for p in normalize(path).split("/") if p]
         current = "/"
         hops = 0
@@ -195,19 +208,21 @@ class Listing:
             candidate = join(current, name)
             entry = self.entries.get(candidate)
             if entry is None:
-                return None
+                return None, "ENOENT"
             if isinstance(entry, Symlink) and (pending or follow_last):
                 hops += 1
                 if hops > MAX_SYMLINK_HOPS:
-                    return None
+                    return None, "ELOOP"
                 if entry.target.startswith("/"):
                     current = "/"
-                pending[:0] = [p for p in entry.target.split("/") if p]
+                # a target ending in "/" must name a directory: a "." after it says so
+                trail = ["."] if entry.target.endswith("/") else []
+                pending[:0] = [p for p in entry.target.split("/") if p] + trail
                 continue
             if pending and not isinstance(entry, Directory):
-                return None
+                return None, "ENOTDIR"
             current = candidate
-        return current
+        return current, ""
 
     def realpath(self, path: str) -> str | None:
         """`realpathSync(path)`, or None where Node would throw."""

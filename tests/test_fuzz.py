@@ -90,6 +90,42 @@ def test_an_error_against_a_result_is_its_own_class() -> None:
     assert list(found.args) == ["bytes"] and found.args["bytes"] >= 2048
 
 
+class Wavering(Implementation):
+    """The reference, except that `format.size` of an odd count answers two ways in turn
+    (as Pi's grep does, where ripgrep's parallel walk decides which file comes first);
+    with `off`, an implementation that answers odd counts in a third way."""
+
+    name = "wavering"
+
+    def __init__(self, *, off: bool = False) -> None:
+        self.inner = ReferenceImplementation()
+        self.hello = self.inner.hello
+        self.off = off
+        self.calls = 0
+
+    def call(self, op: str, args: Mapping[str, Any]) -> Reply:
+        reply = self.inner.call(op, args)
+        if op != "format.size" or args["bytes"] % 2 == 0:
+            return reply
+        self.calls += 1
+        if self.off:
+            return Reply(result=f"{reply.result}?")
+        return Reply(result=f"{reply.result}!") if self.calls % 2 else reply
+
+
+def test_an_oracle_answering_two_ways_is_matched_by_either() -> None:
+    report = fuzz.fuzz_op("format.size", ReferenceImplementation(), Wavering(), examples=60, seed=7)
+    assert report.diverging == 0 and not report.found
+    assert report.unsettled > 0  # said, not hidden
+
+
+def test_an_answer_the_wavering_oracle_never_gives_still_diverges() -> None:
+    report = fuzz.fuzz_op("format.size", Wavering(off=True), Wavering(), examples=60, seed=7)
+    assert report.diverging > 0 and report.found
+    for found in report.found:
+        assert found.actual.reply is not None and found.actual.reply.result.endswith("?")
+
+
 def test_written_case_loads_lints_and_pins_the_oracle(tmp_path: Path) -> None:
     report = _fuzz("truncate.line", Planted())
     fuzz.write_cases(tmp_path, report.found, "planted", "reference")

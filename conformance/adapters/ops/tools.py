@@ -49,32 +49,9 @@ from conformance.errors import EnvironmentMissing
 from reference import _utf8, tools
 from reference.edge.persist import PersistingAccumulator
 from reference.errors import InvalidInput
+from reference.tree import Directory, File, Listing
 
 FULL_OUTPUT_PATH: Final = "<fullOutputPath>"
-
-
-def _files(tree: Mapping[str, Any]) -> dict[str, bytes]:
-    """Every file of the wire tree, by virtual absolute path, as bytes."""
-    files: dict[str, bytes] = {}
-    for raw, entry in validate_tree(tree).items():
-        if raw.endswith("/") or (isinstance(entry, Mapping) and "symlink" in entry):
-            continue
-        if isinstance(entry, str):
-            data = entry.encode("utf-8", "surrogatepass")
-        elif "contentB64" in entry:
-            data = base64.b64decode(entry["contentB64"])
-        else:
-            data = str(entry.get("content", "")).encode("utf-8", "surrogatepass")
-        files["/" + raw] = data
-    return files
-
-
-def _is_directory(tree: Mapping[str, Any], files: Mapping[str, bytes], path: str) -> bool:
-    inside = path.rstrip("/") + "/"
-    named = any(
-        ("/" + str(raw)).rstrip("/") == path.rstrip("/") for raw in tree if str(raw).endswith("/")
-    )
-    return named or path == "/" or any(p.startswith(inside) for p in files)
 
 
 def _resolve(args: Mapping[str, Any], path: str) -> str:
@@ -87,14 +64,16 @@ def read(args: Mapping[str, Any]) -> dict[str, Any]:
     path = args["path"]
     if not isinstance(path, str):
         raise InvalidInput("path", "must be a string")
-    files = _files(args.get("tree") or {})
+    listing = Listing.from_wire(args.get("tree") or {})
     target = _resolve(args, path)
-    if target not in files:
-        tree = args.get("tree") or {}
-        rejection = tools.read_directory() if _is_directory(tree, files, target) else None
-        return (rejection or tools.read_missing(target)).to_pi()
+    real, error = listing.lookup(target)  # READ-5: links followed as the kernel does
+    entry = listing.entries.get(real) if real is not None else None
+    if isinstance(entry, Directory):
+        return tools.read_directory().to_pi()
+    if not isinstance(entry, File):
+        return tools.read_failed(error or "ENOENT", target).to_pi()
     return tools.read_result(
-        files[target], path=path, offset=args.get("offset"), limit=args.get("limit")
+        entry.data, path=path, offset=args.get("offset"), limit=args.get("limit")
     ).to_pi()
 
 
