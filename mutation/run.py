@@ -118,10 +118,18 @@ def listed_reason(m: Mutant, equivalents: dict[tuple[str, str, str, str], str]) 
     """Why `m` is listed as equivalent ("" if it is not); a listed field "*" matches any.
 
     `function: "*"`, `operator: "*"`, `line: "*"` lists every mutant of a module, for code no
-    op of the protocol can reach (the suite cannot see it, whatever it does).
+    op of the protocol can reach (the suite cannot see it, whatever it does). An operator
+    ending in "*" lists a family (`core/ReplaceComparisonOperator_Eq_*`: every flip of `==`).
     """
-    for key, why in equivalents.items():
-        if all(want in ("*", got) for want, got in zip(key, m.key, strict=True)):
+    for (module, function, operator, line), why in equivalents.items():
+        got_module, got_function, got_operator, got_line = m.key
+        family = operator.endswith("*") and got_operator.startswith(operator[:-1])
+        if (
+            module in ("*", got_module)
+            and function in ("*", got_function)
+            and (operator in ("*", got_operator) or family)
+            and line in ("*", got_line)
+        ):
             return why
     return ""
 

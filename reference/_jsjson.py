@@ -9,11 +9,12 @@ are array indices first, ascending, then the others as inserted).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from reference._jsnum import js_number_to_string
 
-__all__ = ["js_stringify"]
+__all__ = ["js_own_keys", "js_stringify"]
 
 _SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _MAX_INDEX = 2**32 - 2
@@ -40,12 +41,22 @@ def js_stringify(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "[" + ",".join(js_stringify(item) for item in value) + "]"
     if isinstance(value, dict):
-        keys = [str(key) for key in value]
-        ordered = sorted((k for k in keys if _is_index(k)), key=int) + [
-            k for k in keys if not _is_index(k)
-        ]
-        return "{" + ",".join(f"{_quote(k)}:{js_stringify(value[k])}" for k in ordered) + "}"
+        members = (f"{_quote(k)}:{js_stringify(value[k])}" for k in js_own_keys(value))
+        return "{" + ",".join(members) + "}"
     raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+def js_own_keys(obj: Mapping[Any, Any]) -> list[str]:
+    """An object's keys in JavaScript's order: array indices (ASCII decimal, no leading
+    zero, up to 2**32 - 2) ascending, then the other keys as they were inserted.
+
+    >>> js_own_keys({"b": 0, "4294967295": 0, "\u0661": 0, "10": 0, "2": 0})
+    ['2', '10', 'b', '4294967295', '١']
+    """
+    keys = [str(key) for key in obj]
+    return sorted((k for k in keys if _is_index(k)), key=int) + [
+        k for k in keys if not _is_index(k)
+    ]
 
 
 def _is_index(key: str) -> bool:

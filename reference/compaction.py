@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from reference._jsjson import js_stringify
+from reference._jsjson import js_own_keys, js_stringify
 from reference._native import native
 from reference._utf16 import code_units, js_slice
 from reference.errors import InvalidInput
@@ -511,12 +511,8 @@ def _call_arguments(arguments: Any) -> str:
 
 
 def _js_entries(obj: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    keys = [str(k) for k in obj]
-    index_keys = sorted(
-        (k for k in keys if k.isdigit() and (k == "0" or k[0] != "0") and int(k) < 2**32 - 1),
-        key=int,
-    )
-    return [(k, obj[k]) for k in index_keys + [k for k in keys if k not in index_keys]]
+    # CP-9: `Object.entries` order (a Unicode digit such as "١" or "²" is no array index)
+    return [(k, obj[k]) for k in js_own_keys(obj)]
 
 
 def _content_text(content: Any, separator: str) -> str:

@@ -356,6 +356,27 @@ def _usage(draw: st.DrawFn) -> dict[str, Any]:
     return usage
 
 
+# tool-call argument keys where JavaScript's key order is sharp: array indices (up to
+# 2**32 - 2) first and ascending, everything else (leading zeros, signs, fractions, spaces,
+# 2**32 - 1, Unicode digits) in inserted order
+_ARGUMENT_KEYS = st.sampled_from(
+    ["path", "b", "0", "1", "10", "01", "-1", "1.5", " 2", "4294967294", "4294967295",
+     "\u0661", "\u00b2", "\uff11", "__proto__", "é"]
+)  # fmt: skip
+_ARGUMENT_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-10, 10**6),
+    st.sampled_from([1.5, -0.0, 0.1, 1e21, 2.0]),
+    st.text(st.sampled_from('a"\\\n\té🙂'), max_size=4),
+)
+_ARGUMENT_VALUES = st.recursive(
+    _ARGUMENT_SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_ARGUMENT_KEYS, inner, max_size=3),
+    max_leaves=6,
+)
+
+
 @st.composite
 def _assistant(draw: st.DrawFn) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
@@ -371,8 +392,11 @@ def _assistant(draw: st.DrawFn) -> dict[str, Any]:
                     "id": draw(st.sampled_from(["c1", "c2"])),
                     "name": draw(st.sampled_from(["read", "write", "edit", "bash", "grep"])),
                     "arguments": draw(
-                        st.sampled_from(
-                            [{"path": "a.ts"}, {"path": "b/é.md"}, {"command": "ls -l"}, {}]
+                        st.one_of(
+                            st.sampled_from(
+                                [{"path": "a.ts"}, {"path": "b/é.md"}, {"command": "ls -l"}, {}]
+                            ),
+                            st.dictionaries(_ARGUMENT_KEYS, _ARGUMENT_VALUES, max_size=5),
                         )
                     ),
                 }
