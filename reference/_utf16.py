@@ -83,7 +83,7 @@ def js_slice(text: str, start: float, end: float | None = None) -> str:
 
 
 def relative_index(position: float, length: int) -> int:
-    """A `slice` bound as JavaScript reads it (strings and arrays): truncated, from the end if negative."""
+    """A `slice` bound as JavaScript reads it: truncated, counted from the end if negative."""
     relative = to_integer_or_infinity(position)
     if relative < 0:
         return int(max(length + relative, 0))
