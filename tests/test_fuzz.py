@@ -267,3 +267,32 @@ def test_divergence_classes() -> None:
     assert fuzz.compare(refusal, internal).signature == (
         "error invalid_input answered as error internal"
     )
+
+
+class WholeGrep(Implementation):
+    """An oracle whose grep, asked with no effective limit, shows three files' matches."""
+
+    name = "whole-grep"
+    hello = ReferenceImplementation().hello
+
+    def call(self, op: str, args: Mapping[str, Any]) -> Reply:
+        assert op == "tool.grep" and args["limit"] == 10**6
+        return Reply(result={"isError": False, "text": "a.txt:1: x\nb.txt:1: y\nc.txt:1: z"})
+
+
+def _limited(text: str) -> fuzz.Outcome:
+    notice = "\n\n[1 matches limit reached. Use limit=2 for more, or refine pattern]"
+    result = {"isError": False, "text": text + notice, "details": {"matchLimitReached": 1}}
+    return fuzz.Outcome(reply=Reply(result=result))
+
+
+@pytest.mark.parametrize(
+    ("shown", "matches"),
+    [("b.txt:1: y", True), ("c.txt:1: z", True), ("d.txt:1: w", False), ("b.txt:2: y", False)],
+)
+def test_a_grep_answer_under_the_match_limit_is_one_of_many(shown: str, matches: bool) -> None:
+    """Pi stops ripgrep at the limit while its threads race: any `limit` of the oracle's
+    whole set of match lines, with the same notices, is an answer it may give."""
+    args = {"tree": {}, "pattern": ".", "limit": 1}
+    want, got = _limited("a.txt:1: x"), _limited(shown)
+    assert fuzz._one_of_the_limited_answers(WholeGrep(), "tool.grep", args, want, got) is matches
