@@ -109,17 +109,18 @@ def _session_call(helper: str, entries: list[Any], args: Mapping[str, Any]) -> C
     if "targetId" not in args:
         raise InvalidInput("targetId", f"{helper} needs a targetId")
     target = args["targetId"]
+    # untimed, as Pi's adapter makes its SessionManager (the entries' index) before its
+    # clock starts: the session's index, what these two helpers are handed in Pi
+    tree = session.SessionTree.of(entries)
     if helper == "collectEntriesForBranchSummary":
         old = None if leaf is session.UNSET else leaf
-        return lambda: branch.collect_entries_for_branch_summary(entries, old, target)
+        return lambda: branch.collect_entries_for_branch_summary(tree, old, target)
     start = entries[-1].get("id") if leaf is session.UNSET and entries else leaf
     ids = (f"new-{n}" for n in itertools.count(1))
 
     def navigate() -> branch.NavigationResult:
         # Pi's navigateTree ends by loading the new branch's context into the agent
-        moved = branch.navigate_tree(
-            entries, start, target, new_ids=ids, timestamp=NAVIGATION_STAMP
-        )
+        moved = branch.navigate_tree(tree, start, target, new_ids=ids, timestamp=NAVIGATION_STAMP)
         moved.context()
         return moved
 
