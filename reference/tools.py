@@ -67,13 +67,13 @@ __all__ = [
 NO_OUTPUT = "(no output)"
 # READ-5 / GREP-5: what a call on a path that is not there (or not a file) is answered;
 # the read texts are Node's own errors, which Pi passes on
-READ_MISSING = "ENOENT: no such file or directory, access '{path}'"
 # READ-5: why a path does not resolve (`reference.tree.Listing.lookup`), as Node words it
 READ_LOOKUP_ERRORS: Final = {
     "ENOENT": "ENOENT: no such file or directory",
     "ENOTDIR": "ENOTDIR: not a directory",
     "ELOOP": "ELOOP: too many symbolic links encountered",
 }
+READ_MISSING = READ_LOOKUP_ERRORS["ENOENT"] + ", access '{path}'"
 READ_DIRECTORY = "EISDIR: illegal operation on a directory, read"
 READ_NO_LINE_AT_FRACTION = (
     'The "string" argument must be of type string or an instance of Buffer or ArrayBuffer. '
@@ -124,7 +124,7 @@ class GrepMatch:
 
 def read_missing(absolute_path: str) -> ToolResult:
     """READ-5: read on a path that does not exist (`absolute_path`: resolved from the cwd)."""
-    return ToolResult(text=READ_MISSING.format(path=absolute_path), rejected=True)
+    return read_failed("ENOENT", absolute_path)
 
 
 def read_failed(error: str, absolute_path: str) -> ToolResult:

@@ -178,11 +178,8 @@ class Listing:
             return normal if normal in self.entries else None
         key = (path, follow_last)
         if key not in self._resolved:
-            self._resolved[key] = self._resolve_links(path, follow_last)
+            self._resolved[key] = self.lookup(path, follow_last=follow_last)[0]
         return self._resolved[key]
-
-    def _resolve_links(self, path: str, follow_last: bool) -> str | None:
-        return self.lookup(path, follow_last=follow_last)[0]
 
     def lookup(self, path: str, *, follow_last: bool = True) -> tuple[str | None, str]:
         """The path with its symlinks followed and "", or None and the error Linux gives.
