@@ -19,6 +19,9 @@
  *
  * nones(seq) -> [position, ...]: where a list or tuple holds None, found by comparing
  * pointers (Python's `index(None)` and `in` ask each item's type, a memory access per item).
+ *
+ * self_contained_lines(text) -> bool: whether a session file's lines can be parsed as one
+ * JSON array (see parse_session_entries), each line's strings and brackets closing on it.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -218,7 +221,81 @@ static PyObject *nones(PyObject *module, PyObject *seq) {
     return found;
 }
 
+/* Whether every line of `text` (split on "\n") keeps its JSON to itself: each string closes
+ * on its line, brackets and braces (outside strings) never close more than the line opened
+ * and are all closed at its end, and no comma stands outside them. Then, in "[" + the lines
+ * joined by "," + "]", the array's elements are exactly the lines, so one parse of that
+ * text that succeeds gives each line's own value (a value's grammar is the same wherever
+ * it stands). Structural characters are ASCII, so the check reads code points of any
+ * width. It does not check that a line is JSON: the parse does. */
+/* The check over code units of one width (CHAR): 1 when the lines keep to themselves. */
+#define SELF_CONTAINED(NAME, CHAR)                                                  \
+    static int NAME(const CHAR *at, const CHAR *end) {                              \
+        Py_ssize_t depth = 0;                                                       \
+        while (at < end) {                                                          \
+            const CHAR c = *at++;                                                   \
+            if (c == '"') {                                                         \
+                for (;;) { /* to the closing quote, on this line */                 \
+                    if (at >= end) return 0;                                        \
+                    const CHAR s = *at++;                                           \
+                    if (s == '"') break;                                            \
+                    if (s == '\n') return 0;                                        \
+                    if (s == '\\') {                                                \
+                        if (at >= end || *at == '\n') return 0;                     \
+                        at++; /* the escaped character, whatever it is */           \
+                    }                                                               \
+                }                                                                   \
+            } else if (c == '[' || c == '{') {                                      \
+                depth++;                                                            \
+            } else if (c == ']' || c == '}') {                                      \
+                if (depth == 0) return 0;                                           \
+                depth--;                                                            \
+            } else if (c == ',') {                                                  \
+                if (depth == 0) return 0;                                           \
+            } else if (c == '\n') {                                                 \
+                if (depth != 0) return 0;                                           \
+            }                                                                       \
+        }                                                                           \
+        return depth == 0;                                                          \
+    }
+
+SELF_CONTAINED(self_contained_1, Py_UCS1)
+SELF_CONTAINED(self_contained_2, Py_UCS2)
+SELF_CONTAINED(self_contained_4, Py_UCS4)
+
+/* Whether every line of `text` (split on "\n") keeps its JSON to itself: each string closes
+ * on its line, brackets and braces (outside strings) never close more than the line opened
+ * and are all closed at its end, and no comma stands outside them. Then, in "[" + the lines
+ * joined by "," + "]", the array's elements are exactly the lines, so one parse of that
+ * text that succeeds gives each line's own value (a value's grammar is the same wherever
+ * it stands). Structural characters are ASCII, so the check reads code units of any
+ * width. It does not check that a line is JSON: the parse does. */
+static PyObject *self_contained_lines(PyObject *module, PyObject *text) {
+    (void)module;
+    if (!PyUnicode_Check(text)) {
+        PyErr_SetString(PyExc_TypeError, "self_contained_lines() takes a str");
+        return NULL;
+    }
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int contained;
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        contained = self_contained_1((const Py_UCS1 *)data, (const Py_UCS1 *)data + n);
+        break;
+    case PyUnicode_2BYTE_KIND:
+        contained = self_contained_2((const Py_UCS2 *)data, (const Py_UCS2 *)data + n);
+        break;
+    default:
+        contained = self_contained_4((const Py_UCS4 *)data, (const Py_UCS4 *)data + n);
+        break;
+    }
+    return PyBool_FromLong(contained);
+}
+
 static PyMethodDef methods[] = {
+    {"self_contained_lines", self_contained_lines, METH_O,
+     "Whether each line's strings, brackets and commas stay within the line."},
     {"scan", scan, METH_O, "A session's ids, chain breaks, headers and messages in one pass."},
     {"file_op_calls", file_op_calls, METH_VARARGS,
      "The (kind, path) of each read/write/edit tool call of assistant messages."},

@@ -86,6 +86,7 @@ _Scanned = tuple[dict[Any, int], list[int], list[int], list[dict[str, Any] | Non
 # SessionTree.of's pass in C: the Python scan's values for plain dict entries with str ids
 _C_SCAN: Final[Callable[[Sequence[Any]], _Scanned | None] | None] = native("_sessions", "scan")
 _C_NONES: Final[Callable[[Sequence[Any]], list[int]] | None] = native("_sessions", "nones")
+_C_SELF_CONTAINED: Final[Callable[[str], bool] | None] = native("_sessions", "self_contained_lines")
 
 
 def any_between(positions: Sequence[int], start: int, stop: int) -> bool:
@@ -264,9 +265,13 @@ def parse_session_entries(text: str) -> ParsedSession:
     """
     body = text.strip(_JS_SPACE)
     first_line = 1 + text[: len(text) - len(text.lstrip(_JS_SPACE))].count("\n")
+    lines = body.split("\n")
+    together = _parse_together(body, lines)
+    if together is not None:
+        return ParsedSession(entries=tuple(together), skipped=())
     entries: list[Any] = []
     skipped: list[SkippedLine] = []
-    for offset, line in enumerate(body.split("\n")):
+    for offset, line in enumerate(lines):
         if not line.strip(_JS_SPACE):
             continue
         try:
@@ -274,6 +279,33 @@ def parse_session_entries(text: str) -> ParsedSession:
         except ValueError as error:
             skipped.append(SkippedLine(line=first_line + offset, reason=f"not JSON: {error}"))
     return ParsedSession(entries=tuple(entries), skipped=tuple(skipped))
+
+
+def _parse_together(body: str, lines: list[str]) -> list[Any] | None:
+    """Every non-blank line's value from one parse of the lines as a JSON array, or None.
+
+    The same values as parsing line by line, when every line keeps its strings, brackets
+    and commas to itself (`_sessions.self_contained_lines`) and the array parses; None
+    otherwise (and without the C pass), and the caller parses line by line. Why: one parse
+    shares each key string among all entries and lays the entries out in order, so the
+    walks over them read about half the memory (the session helpers run about twice as
+    fast on 100k entries), and the parse itself is faster.
+    """
+    if _C_SELF_CONTAINED is None or not _C_SELF_CONTAINED(body):
+        return None
+    kept = lines if all(map(_visible, lines)) else [line for line in lines if _visible(line)]
+    if not kept:
+        return []
+    try:
+        values = _DECODER.decode(f"[{','.join(kept)}]")
+    except (ValueError, RecursionError):  # a line that is not JSON, or nests too deep
+        return None
+    return values if len(values) == len(kept) else None  # equal whenever the check holds
+
+
+def _visible(line: str) -> bool:
+    """Whether a line holds more than JSON's blanks (a line of only these is skipped)."""
+    return bool(line.strip(" \t\r"))
 
 
 def index_entries(entries: Sequence[Any]) -> dict[Any, Entry]:
@@ -674,15 +706,19 @@ def _present(**fields: Any) -> dict[str, Any]:
     return {key: value for key, value in fields.items() if value is not UNSET}
 
 
-def _json_parse(line: str) -> Any:
-    def reject(name: str) -> Any:
-        raise ValueError(f"{name} is not JSON")
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # NaN, Infinity, -Infinity: Python's, not JSON
 
+
+_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _json_parse(line: str) -> Any:
     match = _JSON_SPACE.match(line)
     start = match.end() if match else 0
     if line[start : start + 1] == "":
         raise ValueError("empty")
     try:
-        return json.loads(line, parse_constant=reject)
+        return json.loads(line, parse_constant=_reject_constant)
     except json.JSONDecodeError as error:
         raise ValueError(f"{error.msg} at column {error.colno}") from None

@@ -10,12 +10,15 @@ not strings, missing parents, cycles, compactions, headers and metadata entries.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 from types import MappingProxyType
 from typing import Any
+from unittest import mock
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from reference import branch, compaction, session, tokens
@@ -450,6 +453,132 @@ class TestCPasses:
         expected = [at for at, item in enumerate(items) if item is None]
         assert session.none_positions(given_items) == expected
         assert session.none_positions(_Seq(items)) == expected  # not a list: the Python loop
+
+
+# pieces of session lines: whole values, and fragments that are JSON only when put together
+_WHOLE_VALUES = st.sampled_from(
+    [
+        '{"type":"message","id":"a","parentId":null}',
+        '{"id":"b","s":"]},[{\\"\\\\"}',
+        '"x"',
+        "42",
+        "[]",
+        "{}",
+        "null",
+        "true",
+        "NaN",
+        "-Infinity",
+        "1e400",
+        '"\\u00e9\U0001f642"',
+        '["\\ud83d"]',
+        '{"a":1,"a":2}',
+        "[" * 40 + "]" * 40,
+    ]
+)
+_FRAGMENTS = st.sampled_from(
+    [
+        "[1",
+        "2]",
+        "1],[2",
+        "1,2",
+        "3",
+        '"a',
+        'b"',
+        '"a],[',
+        'b"]',
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        '"k":1',
+        '{"a":[',
+        "]}",
+        '"\\',
+        "\ufeff{}",
+        "\u00a0",
+        "\u2028",
+        " ",
+        "\t",
+        "\r",
+        "",
+    ]
+)
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(',[]{}"\\:a\U0001f642', max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(',[]"a', max_size=2), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@st.composite
+def _cut_arrays(draw: st.DrawFn) -> list[str]:
+    """Lines that are JSON only together: an array's text cut at some of its commas, so the
+    lines joined by commas are that array's elements again (the dangerous case)."""
+    text = ",".join(json.dumps(v, separators=(",", ":")) for v in draw(st.lists(_JSON_VALUES)))
+    commas = [at for at, char in enumerate(text) if char == ","]
+    cuts = sorted(draw(st.sets(st.sampled_from(commas))) if commas else ())
+    bounds = [-1, *cuts, len(text)]
+    return [text[a + 1 : b] for a, b in pairwise(bounds)]
+
+
+@st.composite
+def _session_texts(draw: st.DrawFn) -> str:
+    lines = [
+        "".join(draw(st.lists(_FRAGMENTS | _WHOLE_VALUES, min_size=0, max_size=2)))
+        for _ in range(draw(st.integers(0, 5)))
+    ]
+    if draw(st.booleans()):
+        lines[draw(st.integers(0, len(lines))) : 0] = draw(_cut_arrays())
+    return draw(st.sampled_from(["\n", "\r\n"])).join(lines) + draw(st.sampled_from(["", "\n"]))
+
+
+class TestParseTogether:
+    """One parse of a whole session file gives what a parse per line gives."""
+
+    @pytest.mark.skipif(session._C_SELF_CONTAINED is None, reason="the C pass is not built")
+    @given(_session_texts())
+    @example("[1\n2]\n3,4")  # one element short, one too many: as many values as lines
+    @example('"a],[\nb"]\n1],[2')  # one string across lines in the joined text
+    def test_the_file_at_once_is_line_by_line(self, text: str) -> None:
+        """Same entries and skipped lines, whichever way the file was parsed."""
+        together = session.parse_session_entries(text)
+        with mock.patch.object(session, "_C_SELF_CONTAINED", None):  # line by line only
+            by_line = session.parse_session_entries(text)
+        assert repr(together) == repr(by_line)  # repr: NaN-free, and tells 1 from 1.0 and True
+
+    @pytest.mark.skipif(session._C_SELF_CONTAINED is None, reason="the C pass is not built")
+    def test_a_plain_file_is_parsed_at_once(self) -> None:
+        """Entries of one parse share their key strings (the point of parsing at once)."""
+        text = '{"id":"a","type":"x"}\n\n{"id":"b","type":"y"}\r\n'
+        first, second = session.parse_session_entries(text).entries
+        assert [id(k) for k in first] == [id(k) for k in second]
+
+    @pytest.mark.skipif(session._C_SELF_CONTAINED is None, reason="the C pass is not built")
+    @pytest.mark.parametrize(
+        ("text", "contained"),
+        [
+            ('{"a":"]"}\n["\\"", 1]', True),  # brackets and quotes inside strings
+            ("[1\n2]", False),  # a value across lines
+            ("1,2", False),  # two values on one line
+            ('"a\nb"', False),  # a string open at the end of a line
+            ('"\\\n"', False),  # an escape at the end of a line
+            ("}{", False),  # closing what the line did not open
+            ('"\U0001f642[",["\u00e9"]', False),
+            ('["\U0001f642[",{"\u00e9":[]}]', True),
+            ("", True),
+        ],
+    )
+    def test_which_lines_keep_to_themselves(self, text: str, contained: bool) -> None:
+        """The C check on 1-, 2- and 4-byte strings (the lines' JSON is not its business)."""
+        assert session._C_SELF_CONTAINED is not None
+        assert session._C_SELF_CONTAINED(text) is contained
 
 
 class _Seq(list):  # type: ignore[type-arg]
