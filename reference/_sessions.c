@@ -10,6 +10,9 @@
  * Anything else (an entry that is not a dict, an id that is not an exact str, a type or
  * parentId that is a str subclass) answers None, and the caller takes the Python scan,
  * which also raises the errors. Tested against it in tests/test_reference_session_walks.py.
+ * scan(entries, tools) adds a fifth list, [(position, kind, path), ...]: file_op_calls of
+ * each slot, gathered while the message is in the cache (compaction reads them by range
+ * rather than walking the messages again); None as well where file_op_calls answers None.
  *
  * file_op_calls(messages, tools) -> [(kind, path), ...] or None: the read/write/edit tool
  * calls of assistant messages that compaction's file operations gather, in order, where
@@ -53,15 +56,95 @@ static int append_index(PyObject *list, Py_ssize_t i) {
     return failed;
 }
 
-static PyObject *scan(PyObject *module, PyObject *entries) {
+/* 1 for a value of a type parsed JSON has that is not a str or dict (skipped as Python
+ * skips it: unequal to any str, not a Mapping), 0 for anything else. */
+static int plain_other(PyObject *value) {
+    return value == Py_None || PyBool_Check(value) || PyLong_CheckExact(value) ||
+           PyFloat_CheckExact(value) || PyList_CheckExact(value);
+}
+
+/* Whether `value` (borrowed, may be NULL) equals the str `literal`: 1, 0, or -1 for a value
+ * this pass does not decide (a str subclass or an object of another type). */
+static int str_is(PyObject *value, PyObject *literal) {
+    if (value == NULL || plain_other(value)) return 0;
+    if (!PyUnicode_CheckExact(value)) return -1;
+    return PyUnicode_Compare(value, literal) == 0;
+}
+
+/* Whether `value` is read as a Mapping: 1 for a dict, 0 for another type parsed JSON has
+ * (skipped, as Python skips what is not a Mapping), -1 for a value this pass leaves to
+ * Python (a dict subclass, another Mapping, any other object). */
+static int plain_dict(PyObject *value) {
+    if (PyDict_CheckExact(value)) return 1;
+    return (plain_other(value) || PyUnicode_CheckExact(value)) ? 0 : -1;
+}
+
+/* The read/write/edit calls of one message, appended to `found` as (kind, path), or as
+ * (position, kind, path) when position >= 0: 0, 1 for a value this pass leaves to Python
+ * (see plain_dict and str_is), or -1 with an exception set. */
+static int message_calls(PyObject *message, PyObject *tools, PyObject *found, Py_ssize_t position) {
+    if (!PyDict_CheckExact(message)) return 1;
+    PyObject *role = PyDict_GetItemWithError(message, s_role);
+    if (role == NULL && PyErr_Occurred()) return -1;
+    const int assistant = str_is(role, s_assistant);
+    if (assistant <= 0) return -assistant; /* not an assistant's: none; undecided: Python's */
+    PyObject *content = PyDict_GetItemWithError(message, s_content);
+    if (content == NULL && PyErr_Occurred()) return -1;
+    if (content == NULL || !PyList_Check(content)) return 0;
+    if (!PyList_CheckExact(content)) return 1;
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(content); j++) {
+        PyObject *block = PyList_GET_ITEM(content, j);
+        const int mapping = plain_dict(block);
+        if (mapping <= 0) {
+            if (mapping < 0) return 1;
+            continue;
+        }
+        PyObject *kind = PyDict_GetItemWithError(block, s_type);
+        if (kind == NULL && PyErr_Occurred()) return -1;
+        const int call = str_is(kind, s_tool_call);
+        if (call <= 0) {
+            if (call < 0) return 1;
+            continue;
+        }
+        /* the name first: most calls are of other tools, whose arguments are not read */
+        PyObject *name = PyDict_GetItemWithError(block, s_name);
+        if (name == NULL) { if (PyErr_Occurred()) return -1; continue; }
+        if (!PyUnicode_Check(name)) continue;
+        if (!PyUnicode_CheckExact(name)) return 1;
+        PyObject *tool = PyDict_GetItemWithError(tools, name);
+        if (tool == NULL) { if (PyErr_Occurred()) return -1; continue; }
+        if (tool == Py_None) continue;
+        PyObject *arguments = PyDict_GetItemWithError(block, s_arguments);
+        if (arguments == NULL) { if (PyErr_Occurred()) return -1; continue; }
+        const int with_path = plain_dict(arguments);
+        if (with_path <= 0) {
+            if (with_path < 0) return 1;
+            continue;
+        }
+        PyObject *path = PyDict_GetItemWithError(arguments, s_path);
+        if (path == NULL) { if (PyErr_Occurred()) return -1; continue; }
+        if (!PyUnicode_Check(path)) continue;
+        if (!PyUnicode_CheckExact(path)) return 1;
+        if (PyUnicode_GET_LENGTH(path) == 0) continue;
+        PyObject *item = position < 0 ? PyTuple_Pack(2, tool, path)
+                                      : Py_BuildValue("(nOO)", position, tool, path);
+        if (item == NULL || PyList_Append(found, item) < 0) { Py_XDECREF(item); return -1; }
+        Py_DECREF(item);
+    }
+    return 0;
+}
+
+static PyObject *scan(PyObject *module, PyObject *args) {
     (void)module;
+    PyObject *entries, *tools = NULL;
+    if (!PyArg_ParseTuple(args, "O|O!", &entries, &PyDict_Type, &tools)) return NULL;
     if (!PyList_CheckExact(entries) && !PyTuple_CheckExact(entries)) Py_RETURN_NONE;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(entries);
     PyObject **items = PySequence_Fast_ITEMS(entries);
     PyObject *positions = new_dict(n), *breaks = PyList_New(0), *headers = PyList_New(0);
-    PyObject *slots = PyList_New(n);
+    PyObject *slots = PyList_New(n), *calls = tools == NULL ? NULL : PyList_New(0);
     PyObject *previous = NULL; /* borrowed: the previous entry's id */
-    if (!positions || !breaks || !headers || !slots) goto error;
+    if (!positions || !breaks || !headers || !slots || (tools != NULL && !calls)) goto error;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *entry = items[i];
         if (!PyDict_CheckExact(entry)) goto fallback;
@@ -96,6 +179,11 @@ static PyObject *scan(PyObject *module, PyObject *entries) {
                 if (content == NULL && PyErr_Occurred()) goto error;
                 if (content != NULL && content != Py_None) slot = message;
             }
+            if (slot != Py_None && tools != NULL) { /* while the message is in the cache */
+                const int left = message_calls(slot, tools, calls, i);
+                if (left < 0) goto error;
+                if (left > 0) goto fallback;
+            }
         } else if (same_str(kind, s_session_kind)) {
             if (append_index(headers, i) < 0) goto error;
         }
@@ -106,38 +194,18 @@ static PyObject *scan(PyObject *module, PyObject *entries) {
         Py_DECREF(at);
         previous = key;
     }
+    if (calls != NULL) return Py_BuildValue("(NNNNN)", positions, breaks, headers, slots, calls);
     return Py_BuildValue("(NNNN)", positions, breaks, headers, slots);
 fallback:
     Py_XDECREF(positions); Py_XDECREF(breaks); Py_XDECREF(headers); Py_XDECREF(slots);
+    Py_XDECREF(calls);
     Py_RETURN_NONE;
 error:
     Py_XDECREF(positions); Py_XDECREF(breaks); Py_XDECREF(headers); Py_XDECREF(slots);
+    Py_XDECREF(calls);
     return NULL;
 }
 
-
-/* 1 for a value of a type parsed JSON has that is not a str or dict (skipped as Python
- * skips it: unequal to any str, not a Mapping), 0 for anything else. */
-static int plain_other(PyObject *value) {
-    return value == Py_None || PyBool_Check(value) || PyLong_CheckExact(value) ||
-           PyFloat_CheckExact(value) || PyList_CheckExact(value);
-}
-
-/* Whether `value` (borrowed, may be NULL) equals the str `literal`: 1, 0, or -1 for a value
- * this pass does not decide (a str subclass or an object of another type). */
-static int str_is(PyObject *value, PyObject *literal) {
-    if (value == NULL || plain_other(value)) return 0;
-    if (!PyUnicode_CheckExact(value)) return -1;
-    return PyUnicode_Compare(value, literal) == 0;
-}
-
-/* Whether `value` is read as a Mapping: 1 for a dict, 0 for another type parsed JSON has
- * (skipped, as Python skips what is not a Mapping), -1 for a value this pass leaves to
- * Python (a dict subclass, another Mapping, any other object). */
-static int plain_dict(PyObject *value) {
-    if (PyDict_CheckExact(value)) return 1;
-    return (plain_other(value) || PyUnicode_CheckExact(value)) ? 0 : -1;
-}
 
 static PyObject *file_op_calls(PyObject *module, PyObject *args) {
     (void)module;
@@ -149,56 +217,13 @@ static PyObject *file_op_calls(PyObject *module, PyObject *args) {
     PyObject *found = PyList_New(0);
     if (found == NULL) return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *message = items[i];
-        if (!PyDict_CheckExact(message)) goto fallback;
-        PyObject *role = PyDict_GetItemWithError(message, s_role);
-        if (role == NULL && PyErr_Occurred()) goto error;
-        int assistant = str_is(role, s_assistant);
-        if (assistant < 0) goto fallback;
-        if (!assistant) continue;
-        PyObject *content = PyDict_GetItemWithError(message, s_content);
-        if (content == NULL && PyErr_Occurred()) goto error;
-        if (content == NULL || !PyList_Check(content)) continue;
-        if (!PyList_CheckExact(content)) goto fallback;
-        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(content); j++) {
-            PyObject *block = PyList_GET_ITEM(content, j);
-            const int mapping = plain_dict(block);
-            if (mapping < 0) goto fallback;
-            if (!mapping) continue;
-            PyObject *kind = PyDict_GetItemWithError(block, s_type);
-            if (kind == NULL && PyErr_Occurred()) goto error;
-            int call = str_is(kind, s_tool_call);
-            if (call < 0) goto fallback;
-            if (!call) continue;
-            PyObject *arguments = PyDict_GetItemWithError(block, s_arguments);
-            if (arguments == NULL) { if (PyErr_Occurred()) goto error; continue; }
-            PyObject *name = PyDict_GetItemWithError(block, s_name);
-            if (name == NULL) { if (PyErr_Occurred()) goto error; continue; }
-            const int with_path = plain_dict(arguments);
-            if (with_path < 0) goto fallback;
-            if (!with_path) continue;
-            PyObject *path = PyDict_GetItemWithError(arguments, s_path);
-            if (path == NULL) { if (PyErr_Occurred()) goto error; continue; }
-            if (!PyUnicode_Check(path)) continue;
-            if (!PyUnicode_CheckExact(path)) goto fallback;
-            if (PyUnicode_GET_LENGTH(path) == 0) continue;
-            if (!PyUnicode_Check(name)) continue;
-            if (!PyUnicode_CheckExact(name)) goto fallback;
-            PyObject *tool = PyDict_GetItemWithError(tools, name);
-            if (tool == NULL) { if (PyErr_Occurred()) goto error; continue; }
-            if (tool == Py_None) continue;
-            PyObject *pair = PyTuple_Pack(2, tool, path);
-            if (pair == NULL || PyList_Append(found, pair) < 0) { Py_XDECREF(pair); goto error; }
-            Py_DECREF(pair);
-        }
+        const int left = message_calls(items[i], tools, found, -1);
+        if (left == 0) continue;
+        Py_DECREF(found);
+        if (left < 0) return NULL;
+        Py_RETURN_NONE;
     }
     return found;
-fallback:
-    Py_DECREF(found);
-    Py_RETURN_NONE;
-error:
-    Py_DECREF(found);
-    return NULL;
 }
 
 static PyObject *nones(PyObject *module, PyObject *seq) {
@@ -296,7 +321,7 @@ static PyObject *self_contained_lines(PyObject *module, PyObject *text) {
 static PyMethodDef methods[] = {
     {"self_contained_lines", self_contained_lines, METH_O,
      "Whether each line's strings, brackets and commas stay within the line."},
-    {"scan", scan, METH_O, "A session's ids, chain breaks, headers and messages in one pass."},
+    {"scan", scan, METH_VARARGS, "A session's ids, chain breaks, headers and messages in one pass."},
     {"file_op_calls", file_op_calls, METH_VARARGS,
      "The (kind, path) of each read/write/edit tool call of assistant messages."},
     {"nones", nones, METH_O, "The positions of None in a list or tuple."},

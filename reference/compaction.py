@@ -12,8 +12,10 @@ from `reference.tokens`.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Final
 
 from reference._jsjson import js_own_keys, js_stringify
@@ -68,6 +70,10 @@ Entry = Mapping[str, Any]
 C_FILE_OP_CALLS: Final[
     Callable[[Sequence[Any], dict[str, str]], list[tuple[str, str]] | None] | None
 ] = native("_sessions", "file_op_calls")
+# SessionTree.of's C pass, given FILE_OP_TOOLS: the tree's values and each slot's file calls
+_C_SCAN_WITH_CALLS: Final[Callable[[Sequence[Any], dict[str, str]], Any] | None] = native(
+    "_sessions", "scan"
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -167,6 +173,14 @@ class _FileOpsBuilder:
         kinds = self._kinds
         found = C_FILE_OP_CALLS(messages, FILE_OP_TOOLS) if C_FILE_OP_CALLS is not None else None
         for kind, path in file_op_calls(messages) if found is None else found:
+            kinds[kind].setdefault(path)
+
+    def add_calls(self, calls: Sequence[tuple[int, str, str]], start: int, stop: int) -> None:
+        """The (position, kind, path) calls with a position in [start, stop), in order."""
+        kinds = self._kinds
+        first = bisect_left(calls, start, key=itemgetter(0))
+        for at in range(first, bisect_left(calls, stop, lo=first, key=itemgetter(0))):
+            _, kind, path = calls[at]
             kinds[kind].setdefault(path)
 
     def build(self) -> FileOperations:
@@ -410,7 +424,7 @@ def prepare_compaction(
     """
     if path and path[-1].get("type") == "compaction":
         return None
-    tree = SessionTree.of(path)  # one pass: the context below and the messages reuse it
+    tree, calls = _tree_and_calls(path)  # one pass: the context, the messages, their calls
     slots = tree.slots
     others = none_positions(slots)  # a compaction entry is one of these
     previous_index = next((i for i in reversed(others) if path[i].get("type") == "compaction"), -1)
@@ -448,8 +462,13 @@ def prepare_compaction(
                 ops.add("read", name)
             for name in _list(details.get("modifiedFiles")):
                 ops.add("edited", name)
-    ops.add_from_messages(to_summarize)
-    ops.add_from_messages(prefix)
+    if calls is None:
+        ops.add_from_messages(to_summarize)
+        ops.add_from_messages(prefix)
+    else:  # the same calls: only `message` entries' own messages make any (see the scan)
+        ops.add_calls(calls, start, history_end)
+        if cut.is_split_turn:
+            ops.add_calls(calls, cut.turn_start_index, cut.first_kept_entry_index)
     return CompactionPreparation(
         first_kept_entry_id=first_kept["id"],
         messages_to_summarize=to_summarize,
@@ -460,6 +479,23 @@ def prepare_compaction(
         file_ops=ops.build(),
         settings=settings,
     )
+
+
+def _tree_and_calls(
+    path: Sequence[Entry],
+) -> tuple[SessionTree, Sequence[tuple[int, str, str]] | None]:
+    """The path's tree and, from the same C pass, its slots' file calls (None without it).
+
+    Gathering the calls while the scan holds each message saves a second walk over every
+    message, which on a long session costs as much as the scan (memory, not work). Entries
+    other than `message` ones make no calls: their messages have no tool calls.
+    """
+    if _C_SCAN_WITH_CALLS is not None and type(path) in (list, tuple):
+        found = _C_SCAN_WITH_CALLS(path, FILE_OP_TOOLS)
+        if found is not None:
+            positions, breaks, headers, slots, calls = found
+            return SessionTree(path, positions, breaks, headers, slots), calls
+    return SessionTree.of(path), None
 
 
 def _summarizable(

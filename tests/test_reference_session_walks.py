@@ -396,6 +396,9 @@ _paths = st.one_of(
 
 @st.composite
 def _blocks(draw: st.DrawFn) -> Any:
+    if draw(st.booleans()):  # a well-formed call, so that found lists are not all empty
+        name = draw(_tool_names)
+        return {"type": "toolCall", "name": name, "arguments": {"path": draw(_paths)}}
     block: dict[str, Any] = {}
     if draw(st.booleans()):
         block["type"] = draw(st.sampled_from(["toolCall", "text", "toolcall"]) | _json_scalars)
@@ -414,7 +417,8 @@ def _call_messages(draw: st.DrawFn) -> list[Any]:
     for _ in range(draw(st.integers(0, 6))):
         message: dict[str, Any] = {"role": draw(st.sampled_from(["assistant", "user"]))}
         if draw(st.booleans()):
-            message["content"] = draw(st.lists(_blocks(), max_size=4) | _json_scalars)
+            blocks = st.lists(_blocks(), min_size=1, max_size=4)
+            message["content"] = draw(blocks if draw(st.booleans()) else _json_scalars)
         messages.append(message)
     return messages
 
@@ -437,6 +441,29 @@ class TestCPasses:
             return
         assert found == plain
         assert all(type(path) is str for _, path in found)
+
+    @pytest.mark.skipif(compaction.C_FILE_OP_CALLS is None, reason="the C pass is not built")
+    @given(_call_messages(), st.lists(st.sampled_from(["message", "custom"]), min_size=6))
+    def test_the_scan_gathers_each_slots_calls(self, messages: list[Any], kinds: list[str]) -> None:
+        """scan(entries, tools)'s calls are file_op_calls of each slot, with its position."""
+        entries = [
+            {"type": kind, "id": f"e{at}", "message": message}
+            for at, (kind, message) in enumerate(zip(kinds, messages, strict=False))
+        ]
+        found = compaction._C_SCAN_WITH_CALLS(entries, compaction.FILE_OP_TOOLS)  # type: ignore[misc]
+        if found is None:
+            assert "_Path" in repr([type(v).__name__ for v in _leaves(messages)])
+            return
+        slots = session.SessionTree._scan(
+            entries, positions={}, breaks=[], headers=[], slots=[], previous=None, position=0
+        ).slots
+        assert found[3] == list(slots)
+        assert found[4] == [
+            (at, kind, path)
+            for at, slot in enumerate(slots)
+            if slot is not None
+            for kind, path in compaction.file_op_calls([slot])
+        ]
 
     def test_file_op_calls_of_a_mapping_are_the_python_loop(self) -> None:
         """A message that is not a plain dict is left to Python, which reads it the same."""

@@ -74,15 +74,22 @@ class ReferenceImplementation(Implementation):
 def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
     """Answer protocol v1 requests until stdin closes."""
     for line in stdin:
-        if not line.strip():
-            continue
-        request = decode_line(line)
-        try:
-            reply = handle(str(request.get("op")), request.get("args") or {})
-        except Exception as error:  # a bug in the engine: report it, keep serving
-            reply = Reply(error=OpError("internal", f"{type(error).__name__}: {error}"))
-        stdout.write(encode_line(reply.to_wire(request.get("id"))))
-        stdout.flush()
+        if line.strip():
+            stdout.write(_answer(line))
+            stdout.flush()
+
+
+def _answer(line: bytes) -> bytes:
+    """One request's answer line. Nothing of the request outlives this call: an answer kept
+    alive while the next request runs (a compaction's messages are the session's own
+    objects) would scatter that request's objects among the survivors, and the session
+    helpers on 100k entries ran 2x slower after a few requests."""
+    request = decode_line(line)
+    try:
+        reply = handle(str(request.get("op")), request.get("args") or {})
+    except Exception as error:  # a bug in the engine: report it, keep serving
+        reply = Reply(error=OpError("internal", f"{type(error).__name__}: {error}"))
+    return encode_line(reply.to_wire(request.get("id")))
 
 
 def main() -> None:
