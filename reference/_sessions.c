@@ -10,9 +10,10 @@
  * Anything else (an entry that is not a dict, an id that is not an exact str, a type or
  * parentId that is a str subclass) answers None, and the caller takes the Python scan,
  * which also raises the errors. Tested against it in tests/test_reference_session_walks.py.
- * scan(entries, tools) adds a fifth list, [(position, kind, path), ...]: file_op_calls of
- * each slot, gathered while the message is in the cache (compaction reads them by range
- * rather than walking the messages again); None as well where file_op_calls answers None.
+ * scan_with_calls(entries, tools) adds a fifth list, [(position, kind, path), ...]: the
+ * file_op_calls of each slot, gathered while the message is in the cache (compaction reads
+ * them by range rather than walking the messages again); None also where file_op_calls
+ * would answer None.
  *
  * file_op_calls(messages, tools) -> [(kind, path), ...] or None: the read/write/edit tool
  * calls of assistant messages that compaction's file operations gather, in order, where
@@ -134,10 +135,8 @@ static int message_calls(PyObject *message, PyObject *tools, PyObject *found, Py
     return 0;
 }
 
-static PyObject *scan(PyObject *module, PyObject *args) {
-    (void)module;
-    PyObject *entries, *tools = NULL;
-    if (!PyArg_ParseTuple(args, "O|O!", &entries, &PyDict_Type, &tools)) return NULL;
+/* scan, and scan_with_calls when `tools` is not NULL */
+static PyObject *scan_entries(PyObject *entries, PyObject *tools) {
     if (!PyList_CheckExact(entries) && !PyTuple_CheckExact(entries)) Py_RETURN_NONE;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(entries);
     PyObject **items = PySequence_Fast_ITEMS(entries);
@@ -207,6 +206,18 @@ error:
 }
 
 
+static PyObject *scan(PyObject *module, PyObject *entries) {
+    (void)module;
+    return scan_entries(entries, NULL);
+}
+
+static PyObject *scan_with_calls(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *entries, *tools;
+    if (!PyArg_ParseTuple(args, "OO!", &entries, &PyDict_Type, &tools)) return NULL;
+    return scan_entries(entries, tools);
+}
+
 static PyObject *file_op_calls(PyObject *module, PyObject *args) {
     (void)module;
     PyObject *messages, *tools;
@@ -246,13 +257,6 @@ static PyObject *nones(PyObject *module, PyObject *seq) {
     return found;
 }
 
-/* Whether every line of `text` (split on "\n") keeps its JSON to itself: each string closes
- * on its line, brackets and braces (outside strings) never close more than the line opened
- * and are all closed at its end, and no comma stands outside them. Then, in "[" + the lines
- * joined by "," + "]", the array's elements are exactly the lines, so one parse of that
- * text that succeeds gives each line's own value (a value's grammar is the same wherever
- * it stands). Structural characters are ASCII, so the check reads code points of any
- * width. It does not check that a line is JSON: the parse does. */
 /* The check over code units of one width (CHAR): 1 when the lines keep to themselves. */
 #define SELF_CONTAINED(NAME, CHAR)                                                  \
     static int NAME(const CHAR *at, const CHAR *end) {                              \
@@ -321,7 +325,9 @@ static PyObject *self_contained_lines(PyObject *module, PyObject *text) {
 static PyMethodDef methods[] = {
     {"self_contained_lines", self_contained_lines, METH_O,
      "Whether each line's strings, brackets and commas stay within the line."},
-    {"scan", scan, METH_VARARGS, "A session's ids, chain breaks, headers and messages in one pass."},
+    {"scan", scan, METH_O, "A session's ids, chain breaks, headers and messages in one pass."},
+    {"scan_with_calls", scan_with_calls, METH_VARARGS,
+     "scan, and the read/write/edit calls of each message found, with its position."},
     {"file_op_calls", file_op_calls, METH_VARARGS,
      "The (kind, path) of each read/write/edit tool call of assistant messages."},
     {"nones", nones, METH_O, "The positions of None in a list or tuple."},

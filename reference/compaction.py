@@ -70,9 +70,9 @@ Entry = Mapping[str, Any]
 C_FILE_OP_CALLS: Final[
     Callable[[Sequence[Any], dict[str, str]], list[tuple[str, str]] | None] | None
 ] = native("_sessions", "file_op_calls")
-# SessionTree.of's C pass, given FILE_OP_TOOLS: the tree's values and each slot's file calls
+# SessionTree.of's C pass with each slot's file calls (given FILE_OP_TOOLS)
 _C_SCAN_WITH_CALLS: Final[Callable[[Sequence[Any], dict[str, str]], Any] | None] = native(
-    "_sessions", "scan"
+    "_sessions", "scan_with_calls"
 )
 
 

@@ -445,7 +445,7 @@ class TestCPasses:
     @pytest.mark.skipif(compaction.C_FILE_OP_CALLS is None, reason="the C pass is not built")
     @given(_call_messages(), st.lists(st.sampled_from(["message", "custom"]), min_size=6))
     def test_the_scan_gathers_each_slots_calls(self, messages: list[Any], kinds: list[str]) -> None:
-        """scan(entries, tools)'s calls are file_op_calls of each slot, with its position."""
+        """scan_with_calls's calls are file_op_calls of each slot, with its position."""
         entries = [
             {"type": kind, "id": f"e{at}", "message": message}
             for at, (kind, message) in enumerate(zip(kinds, messages, strict=False))
