@@ -86,7 +86,7 @@ _Scanned = tuple[dict[Any, int], list[int], list[int], list[dict[str, Any] | Non
 # SessionTree.of's pass in C: the Python scan's values for plain dict entries with str ids
 _C_SCAN: Final[Callable[[Sequence[Any]], _Scanned | None] | None] = native("_sessions", "scan")
 _C_NONES: Final[Callable[[Sequence[Any]], list[int]] | None] = native("_sessions", "nones")
-_C_SELF_CONTAINED: Final[Callable[[str], bool] | None] = native("_sessions", "self_contained_lines")
+_C_UNSETTLED: Final[Callable[[str], list[int]] | None] = native("_sessions", "unsettled_lines")
 
 
 def any_between(positions: Sequence[int], start: int, stop: int) -> bool:
@@ -267,11 +267,17 @@ def parse_session_entries(text: str) -> ParsedSession:
     first_line = 1 + text[: len(text) - len(text.lstrip(_JS_SPACE))].count("\n")
     lines = body.split("\n")
     together = _parse_together(body, lines)
-    if together is not None:
-        return ParsedSession(entries=tuple(together), skipped=())
+    if together is not None and not together[1]:
+        return ParsedSession(entries=tuple(together[0]), skipped=())
+    values, alone = together if together is not None else ([], frozenset(range(len(lines))))
+    next_value = iter(values).__next__
     entries: list[Any] = []
     skipped: list[SkippedLine] = []
     for offset, line in enumerate(lines):
+        if offset not in alone:
+            if _visible(line):
+                entries.append(next_value())
+            continue
         if not line.strip(_JS_SPACE):
             continue
         try:
@@ -281,26 +287,31 @@ def parse_session_entries(text: str) -> ParsedSession:
     return ParsedSession(entries=tuple(entries), skipped=tuple(skipped))
 
 
-def _parse_together(body: str, lines: list[str]) -> list[Any] | None:
-    """Every non-blank line's value from one parse of the lines as a JSON array, or None.
+def _parse_together(body: str, lines: list[str]) -> tuple[list[Any], frozenset[int]] | None:
+    """The values of the lines parsed as one JSON array, and the lines left to parse alone.
 
-    The same values as parsing line by line, when every line keeps its strings, brackets
-    and commas to itself (`_sessions.self_contained_lines`) and the array parses; None
-    otherwise (and without the C pass), and the caller parses line by line. Why: one parse
-    shares each key string among all entries and lays the entries out in order, so the
-    walks over them read about half the memory (the session helpers run about twice as
-    fast on 100k entries), and the parse itself is faster.
+    Every line but those `_sessions.unsettled_lines` finds (a string, bracket or comma not
+    closed on it: a line cut short, or JSON spread over lines) goes into one array; a
+    successful parse of it gives each such line's value, in order (blank lines have none).
+    None when that parse fails (a line that is not JSON) or without the C pass: the caller
+    parses every line alone. Why: one parse shares each key string among all entries and
+    lays the entries out in order, so the walks over them read about half the memory (the
+    session helpers run about twice as fast on 100k entries), and the parse is faster.
     """
-    if _C_SELF_CONTAINED is None or not _C_SELF_CONTAINED(body):
+    if _C_UNSETTLED is None:
         return None
-    kept = lines if all(map(_visible, lines)) else [line for line in lines if _visible(line)]
+    alone = frozenset(_C_UNSETTLED(body))
+    if alone:
+        kept = [line for at, line in enumerate(lines) if at not in alone and _visible(line)]
+    else:
+        kept = lines if all(map(_visible, lines)) else [line for line in lines if _visible(line)]
     if not kept:
-        return []
+        return [], alone
     try:
         values = _DECODER.decode(f"[{','.join(kept)}]")
     except (ValueError, RecursionError):  # a line that is not JSON, or nests too deep
         return None
-    return values if len(values) == len(kept) else None  # equal whenever the check holds
+    return (values, alone) if len(values) == len(kept) else None  # equal when settled
 
 
 def _visible(line: str) -> bool:
