@@ -525,8 +525,10 @@ def _entries_or_jsonl(draw: st.DrawFn, entries: list[dict[str, Any]]) -> dict[st
         return {"entries": entries}
     header = {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00Z"}
     lines = [json.dumps(header)] + [json.dumps(entry) for entry in entries]
-    if draw(st.booleans()):
-        lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(["", "{", "42", " "])))
+    # blank and bad lines, and pieces that are JSON only together ("[1" then "2]")
+    for _ in range(draw(st.integers(0, 2))):
+        noise = draw(st.sampled_from(["", "{", "42", " ", "[1", "2]", "1,2", '"a', "}", "\u00a0"]))
+        lines.insert(draw(st.integers(0, len(lines))), noise)
     return {"jsonl": "\n".join(lines) + draw(st.sampled_from(["", "\n", "\n\n"]))}
 
 
