@@ -81,6 +81,18 @@ static int plain_dict(PyObject *value) {
     return (plain_other(value) || PyUnicode_CheckExact(value)) ? 0 : -1;
 }
 
+/* The str at `key` of the dict `owner`, in *value (NULL when absent or of another type):
+ * 0, 1 for a str subclass (left to Python), or -1 with an exception set. */
+static int str_field(PyObject *owner, PyObject *key, PyObject **value) {
+    *value = PyDict_GetItemWithError(owner, key);
+    if (*value == NULL) return PyErr_Occurred() ? -1 : 0;
+    if (!PyUnicode_Check(*value)) {
+        *value = NULL;
+        return 0;
+    }
+    return PyUnicode_CheckExact(*value) ? 0 : 1;
+}
+
 /* The read/write/edit calls of one message, appended to `found` as (kind, path), or as
  * (position, kind, path) when position >= 0: 0, 1 for a value this pass leaves to Python
  * (see plain_dict and str_is), or -1 with an exception set. */
@@ -97,37 +109,29 @@ static int message_calls(PyObject *message, PyObject *tools, PyObject *found, Py
     for (Py_ssize_t j = 0; j < PyList_GET_SIZE(content); j++) {
         PyObject *block = PyList_GET_ITEM(content, j);
         const int mapping = plain_dict(block);
-        if (mapping <= 0) {
-            if (mapping < 0) return 1;
-            continue;
-        }
+        if (mapping < 0) return 1;
+        if (!mapping) continue;
         PyObject *kind = PyDict_GetItemWithError(block, s_type);
         if (kind == NULL && PyErr_Occurred()) return -1;
         const int call = str_is(kind, s_tool_call);
-        if (call <= 0) {
-            if (call < 0) return 1;
-            continue;
-        }
+        if (call < 0) return 1;
+        if (!call) continue;
         /* the name first: most calls are of other tools, whose arguments are not read */
-        PyObject *name = PyDict_GetItemWithError(block, s_name);
-        if (name == NULL) { if (PyErr_Occurred()) return -1; continue; }
-        if (!PyUnicode_Check(name)) continue;
-        if (!PyUnicode_CheckExact(name)) return 1;
+        PyObject *name, *path;
+        int left = str_field(block, s_name, &name);
+        if (left != 0) return left;
+        if (name == NULL) continue;
         PyObject *tool = PyDict_GetItemWithError(tools, name);
         if (tool == NULL) { if (PyErr_Occurred()) return -1; continue; }
         if (tool == Py_None) continue;
         PyObject *arguments = PyDict_GetItemWithError(block, s_arguments);
         if (arguments == NULL) { if (PyErr_Occurred()) return -1; continue; }
         const int with_path = plain_dict(arguments);
-        if (with_path <= 0) {
-            if (with_path < 0) return 1;
-            continue;
-        }
-        PyObject *path = PyDict_GetItemWithError(arguments, s_path);
-        if (path == NULL) { if (PyErr_Occurred()) return -1; continue; }
-        if (!PyUnicode_Check(path)) continue;
-        if (!PyUnicode_CheckExact(path)) return 1;
-        if (PyUnicode_GET_LENGTH(path) == 0) continue;
+        if (with_path < 0) return 1;
+        if (!with_path) continue;
+        left = str_field(arguments, s_path, &path);
+        if (left != 0) return left;
+        if (path == NULL || PyUnicode_GET_LENGTH(path) == 0) continue;
         PyObject *item = position < 0 ? PyTuple_Pack(2, tool, path)
                                       : Py_BuildValue("(nOO)", position, tool, path);
         if (item == NULL || PyList_Append(found, item) < 0) { Py_XDECREF(item); return -1; }

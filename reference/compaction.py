@@ -490,12 +490,11 @@ def _tree_and_calls(
     message, which on a long session costs as much as the scan (memory, not work). Entries
     other than `message` ones make no calls: their messages have no tool calls.
     """
-    if _C_SCAN_WITH_CALLS is not None and type(path) in (list, tuple):
-        found = _C_SCAN_WITH_CALLS(path, FILE_OP_TOOLS)
-        if found is not None:
-            positions, breaks, headers, slots, calls = found
-            return SessionTree(path, positions, breaks, headers, slots), calls
-    return SessionTree.of(path), None
+    found = _C_SCAN_WITH_CALLS(path, FILE_OP_TOOLS) if _C_SCAN_WITH_CALLS is not None else None
+    if found is None:  # not plain parsed JSON in a list or tuple (or no C pass): Python's scan
+        return SessionTree.of(path), None
+    *scanned, calls = found
+    return SessionTree(path, *scanned), calls
 
 
 def _summarizable(

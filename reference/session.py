@@ -269,12 +269,12 @@ def parse_session_entries(text: str) -> ParsedSession:
     together = _parse_together(body, lines)
     if together is not None and not together[1]:
         return ParsedSession(entries=tuple(together[0]), skipped=())
-    values, alone = together if together is not None else ([], frozenset(range(len(lines))))
+    values, alone = together or ((), None)  # None: every line parsed alone
     next_value = iter(values).__next__
     entries: list[Any] = []
     skipped: list[SkippedLine] = []
     for offset, line in enumerate(lines):
-        if offset not in alone:
+        if alone is not None and offset not in alone:
             if _visible(line):
                 entries.append(next_value())
             continue
@@ -301,10 +301,7 @@ def _parse_together(body: str, lines: list[str]) -> tuple[list[Any], frozenset[i
     if _C_UNSETTLED is None:
         return None
     alone = frozenset(_C_UNSETTLED(body))
-    if alone:
-        kept = [line for at, line in enumerate(lines) if at not in alone and _visible(line)]
-    else:
-        kept = lines if all(map(_visible, lines)) else [line for line in lines if _visible(line)]
+    kept = [line for at, line in enumerate(lines) if at not in alone and _visible(line)]
     if not kept:
         return [], alone
     try:

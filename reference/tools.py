@@ -65,14 +65,14 @@ __all__ = [
 ]
 
 NO_OUTPUT = "(no output)"
-# READ-5 / GREP-5: what a call on a path that is not there (or not a file) is answered;
-# the read texts are Node's own errors, which Pi passes on
 # READ-5: why a path does not resolve (`reference.tree.Listing.lookup`), as Node words it
 READ_LOOKUP_ERRORS: Final = {
     "ENOENT": "ENOENT: no such file or directory",
     "ENOTDIR": "ENOTDIR: not a directory",
     "ELOOP": "ELOOP: too many symbolic links encountered",
 }
+# READ-5 / GREP-5: what a call on a path that is not there (or not a file) is answered;
+# the read texts are Node's own errors, which Pi passes on
 READ_MISSING = READ_LOOKUP_ERRORS["ENOENT"] + ", access '{path}'"
 READ_DIRECTORY = "EISDIR: illegal operation on a directory, read"
 READ_NO_LINE_AT_FRACTION = (
