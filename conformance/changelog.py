@@ -85,7 +85,7 @@ def run_cases(
         out = Path(scratch) / "results.json"
         command = [
             sys.executable, "-m", "conformance.cli", "conform", "--impl", impl,
-            "--expectations", "none", "--json", str(out), "-n", jobs, "--profile", "ci",
+            "--expectations", "none", "--json", str(out), "-n", jobs,
         ]  # fmt: skip
         for case_id in case_ids or ():
             command += ["--case", case_id]

@@ -89,11 +89,21 @@ def conform_args(options: argparse.Namespace) -> list[str]:
         args += ["--max-answer-bytes", str(options.max_answer_bytes)]
     if options.profile:
         args += ["--hypothesis-profile", options.profile]
+    if options.explore:
+        args += ["--explore"]
+    if options.seed is not None:
+        args += ["--hypothesis-seed", str(options.seed)]
     args += ["-q"] if not options.verbose else ["-v"]
     return args + list(options.pytest_args)
 
 
 def _conform(options: argparse.Namespace) -> int:
+    if options.seed is not None and not (options.explore or options.profile in {"explore", "dev"}):
+        print(
+            "ctxspec: --seed: only with --explore (the verdict's examples are fixed)",
+            file=sys.stderr,
+        )
+        return 2
     options.impl = canonical_name(options.impl)
     try:
         prepare(options.impl)  # before pytest, so progress and errors are plain to see
@@ -159,8 +169,8 @@ def _expectations(options: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix="ctxspec-expect-") as scratch:
             out = Path(scratch) / "results.json"
             jobs = ["-n", options.numprocesses] if options.numprocesses else []
-            # CI's derandomized profile: the file must hold what CI will see
-            run = ["conform", "--impl", impl, "--expectations", "none", "--profile", "ci"]
+            # the verdict's fixed examples (the default): the file holds what every run sees
+            run = ["conform", "--impl", impl, "--expectations", "none"]
             code = main([*run, "--json", str(out), *jobs])
             if not out.is_file():
                 print(
@@ -273,9 +283,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     conform.add_argument(
         "--profile",
-        choices=("dev", "ci", "debug"),
+        choices=("verdict", "debug", "explore", "ci", "dev"),
         default=None,
-        help="hypothesis profile (default: ci when $CI is set, else dev)",
+        help="property examples: verdict (default: a fixed set, the same everywhere), debug "
+        "(the same, verbose), explore (random); ci and dev: old names of verdict and explore",
+    )
+    conform.add_argument(
+        "--explore",
+        action="store_true",
+        help="random property examples instead of the verdict's fixed set (an exploration)",
+    )
+    conform.add_argument(
+        "--seed", type=int, default=None, help="with --explore: the random seed, to replay a run"
     )
     conform.add_argument("-v", "--verbose", action="store_true")
     conform.add_argument("pytest_args", nargs="*", help="after --: passed to pytest")

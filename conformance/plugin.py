@@ -18,8 +18,8 @@ at `REPORT_CHARS` chars (head and tail kept).
 
 from __future__ import annotations
 
+import hashlib
 import json
-import os
 import shlex
 import signal
 import sys
@@ -30,6 +30,7 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
+import hypothesis
 import pytest
 from hypothesis import HealthCheck, Phase, Verbosity, settings
 
@@ -73,9 +74,16 @@ _KIND_LABEL: Final = {"case": "cases", "property": "properties"}
 # The failure and its shrunk example are the same without it; `debug` keeps it.
 _PHASES: Final = tuple(phase for phase in Phase if phase is not Phase.explain)
 
+# The verdict's examples: a fixed set per property, drawn from a seed derived from the
+# suite version and the property's name, never from the clock, the machine, the profile
+# or the worker count; hypothesis's example database is off, so no earlier run's failure
+# is replayed. The same implementation then gets the same verdict everywhere. Random
+# exploration is `--explore` (or `ctxspec fuzz`); what it finds becomes golden cases.
+VERDICT_EXAMPLES: Final = 60
+EXPLORE_EXAMPLES: Final = 300
 settings.register_profile(
-    "ci",
-    max_examples=60,
+    "verdict",
+    max_examples=VERDICT_EXAMPLES,
     deadline=None,
     derandomize=True,
     database=None,
@@ -83,14 +91,56 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
     phases=_PHASES,
 )
-settings.register_profile("dev", max_examples=300, deadline=None, phases=_PHASES)
-settings.register_profile("debug", max_examples=25, deadline=None, verbosity=Verbosity.verbose)
+settings.register_profile("ci", parent=settings.get_profile("verdict"))  # its old name
+settings.register_profile(
+    "debug", parent=settings.get_profile("verdict"), verbosity=Verbosity.verbose
+)
+settings.register_profile(
+    "explore",
+    max_examples=EXPLORE_EXAMPLES,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+    phases=_PHASES,
+)
+settings.register_profile("dev", parent=settings.get_profile("explore"))  # its old name
+EXPLORING_PROFILES: Final = frozenset({"explore", "dev"})
+
+
+def property_seed(name: str) -> int:
+    """The seed of a property's fixed examples: the suite version and its name, nothing else."""
+    digest = hashlib.sha256(f"ctxspec {__version__} examples of {name}".encode()).digest()
+    return int.from_bytes(digest[:16], "big")
+
+
+def example_policy(config: pytest.Config) -> dict[str, Any]:
+    """What the run's properties drew, for every report's header."""
+    profile = config.stash.get(_profile_key, "verdict")
+    if profile in EXPLORING_PROFILES:
+        seed = config.getoption("hypothesis_seed", None)
+        return {
+            "policy": "explore",
+            "maxExamples": settings.get_profile(profile).max_examples,
+            "seed": seed,  # None: each property drew its own random seed (printed on failure)
+            "hypothesis": hypothesis.__version__,
+            "statement": "random examples: an exploration, not a verdict",
+        }
+    return {
+        "policy": "fixed",
+        "maxExamples": settings.get_profile(profile).max_examples,
+        "seed": f"sha256('ctxspec {__version__} examples of <property>')",
+        "hypothesis": hypothesis.__version__,
+        "statement": "the same examples on every machine, run, profile and worker count",
+    }
+
 
 _expectations_key = pytest.StashKey[Expectations]()
 _records_key = pytest.StashKey[list[dict[str, Any]]]()
 _hello_key = pytest.StashKey[dict[str, Any]]()
 _probed_key = pytest.StashKey[Implementation]()
 _startup_failed_key = pytest.StashKey[str]()
+_profile_key = pytest.StashKey[str]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -125,6 +175,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         default=DEFAULT_MAX_ANSWER_BYTES,
         help="bytes one answer line may hold; a longer one is an error (default 64 MiB)",
+    )
+    group.addoption(
+        "--explore",
+        action="store_true",
+        default=False,
+        help="random property examples (an exploration, not a verdict; --hypothesis-seed N)",
     )
     group.addoption("--results-json", default=None, help="write one JSON record per case here")
     group.addoption("--summary-md", default=None, help="write a Markdown summary here")
@@ -161,8 +217,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "ctxspec_property(boundary, op, rule, level): a property of the suite"
     )
-    if config.getoption("hypothesis_profile", None) is None:
-        settings.load_profile("ci" if os.environ.get("CI") else "dev")
+    profile = config.getoption("hypothesis_profile", None)
+    if config.getoption("explore"):
+        profile = "explore"
+    if profile is None:
+        profile = "verdict"  # in CI and on a laptop alike
+    settings.load_profile(profile)
+    config.stash[_profile_key] = profile
     impl = config.getoption("impl")
     path = config.getoption("expectations") or default_expectations_file(impl)
     if path == "none":  # judge against the corpus alone (the changelog's runs)
@@ -179,7 +240,15 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"pinned to pi {PI_VERSION}, corpus sha256 {corpus_digest()[:16]}",
         f"implementation under test: {config.getoption('impl')} "
         f"(expectations: {config.stash[_expectations_key].source})",
+        _policy_line(example_policy(config)),
     ]
+
+
+def _policy_line(policy: dict[str, Any]) -> str:
+    return (
+        f"property examples: {policy['policy']}, {policy['maxExamples']} per property, "
+        f"seed {policy['seed']}, hypothesis {policy['hypothesis']} ({policy['statement']})"
+    )
 
 
 def _selected(config: pytest.Config) -> Iterator[Case]:
@@ -228,6 +297,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         item.add_marker(getattr(pytest.mark, boundary))
         _forget_failing_examples(item)
+        if config.stash.get(_profile_key, "verdict") not in EXPLORING_PROFILES:
+            _fix_examples(item)
         name = item.originalname if isinstance(item, pytest.Function) else item.name
         if name in known:
             item.add_marker(pytest.mark.xfail(reason=known[name], strict=True))
@@ -235,6 +306,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+def _fix_examples(item: pytest.Item) -> None:
+    """Seed the property from its name (`property_seed`), as `@hypothesis.seed` would."""
+    test = getattr(item, "obj", None)
+    if test is not None and getattr(test, "is_hypothesis_test", False):
+        name = item.originalname if isinstance(item, pytest.Function) else item.name
+        test._hypothesis_internal_use_seed = property_seed(name)
 
 
 def _forget_failing_examples(item: pytest.Item) -> None:
@@ -468,6 +547,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         return
     impl = config.getoption("impl")
     terminalreporter.section(f"ctxspec summary: {impl}")
+    terminalreporter.write_line(_policy_line(example_policy(config)))
     for line in _table(records):
         terminalreporter.write_line(line)
     failing = [r for r in records if r["status"] in FAILING]
@@ -494,6 +574,7 @@ def _header(config: pytest.Config) -> dict[str, Any]:
         "implementation": config.getoption("impl"),
         "hello": config.stash.get(_hello_key, None),
         "expectations": config.stash[_expectations_key].source,
+        "examples": example_policy(config),
         "python": sys.version.split()[0],
         "startedAt": config.stash.get(_started_key, None),
     }
@@ -526,6 +607,8 @@ def _markdown(header: dict[str, Any], records: list[dict[str, Any]]) -> str:
         "",
         f"data {header['dataVersion']}, protocol {header['protocol']}, pinned to pi "
         f"{header['piVersion']}, corpus `{header['corpusSha256'][:16]}`",
+        "",
+        _policy_line(header["examples"]),
         "",
     ]
     if "startupFailed" in header:
