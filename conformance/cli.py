@@ -45,6 +45,7 @@ from conformance.expectations import default_expectations_file, load_expectation
 from conformance.expectations_write import load_changes, write_expectations
 from conformance.fuzz import add_fuzz_command
 from conformance.matrix import add_matrix_command
+from conformance.sweep import add_sweep_command
 
 __all__ = ["main"]
 
@@ -359,6 +360,7 @@ def _add_tool_commands(commands: Any) -> None:
 
     add_matrix_command(commands)
     add_fuzz_command(commands)
+    add_sweep_command(commands)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

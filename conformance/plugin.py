@@ -54,6 +54,7 @@ from conformance.errors import (
 )
 from conformance.expectations import Expectations, default_expectations_file, load_expectations
 from conformance.protocol import PROTOCOL_VERSION
+from conformance.recording import Recording, append_failure, restarting_each_example
 from conformance.tracebacks import forget_locals, forgetting
 
 STATUSES: Final = (
@@ -182,6 +183,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="random property examples (an exploration, not a verdict; --hypothesis-seed N)",
     )
+    group.addoption(
+        "--record-requests",
+        default=None,
+        metavar="FILE",
+        help="append the requests of each failing property's minimal example here (sweep)",
+    )
     group.addoption("--results-json", default=None, help="write one JSON record per case here")
     group.addoption("--summary-md", default=None, help="write a Markdown summary here")
 
@@ -299,6 +306,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         _forget_failing_examples(item)
         if config.stash.get(_profile_key, "verdict") not in EXPLORING_PROFILES:
             _fix_examples(item)
+        if config.getoption("record_requests"):
+            _record_examples(item)
         name = item.originalname if isinstance(item, pytest.Function) else item.name
         if name in known:
             item.add_marker(pytest.mark.xfail(reason=known[name], strict=True))
@@ -314,6 +323,14 @@ def _fix_examples(item: pytest.Item) -> None:
     if test is not None and getattr(test, "is_hypothesis_test", False):
         name = item.originalname if isinstance(item, pytest.Function) else item.name
         test._hypothesis_internal_use_seed = property_seed(name)
+
+
+def _record_examples(item: pytest.Item) -> None:
+    """Each example of the property starts with an empty `Recording`."""
+    handle = getattr(getattr(item, "obj", None), "hypothesis", None)
+    if handle is not None and not getattr(handle.inner_test, "_ctxspec_records", False):
+        handle.inner_test = restarting_each_example(handle.inner_test)
+        handle.inner_test._ctxspec_records = True
 
 
 def _forget_failing_examples(item: pytest.Item) -> None:
@@ -342,6 +359,8 @@ def impl(request: pytest.FixtureRequest) -> Generator[Implementation, None, None
         del config.stash[_probed_key]
     else:
         implementation = _open(config)
+    if config.getoption("record_requests"):
+        implementation = Recording(implementation)
     yield implementation
     implementation.close()
 
@@ -363,9 +382,9 @@ def _stop(config: pytest.Config, command: str, error: str) -> NoReturn:
 def pytest_runtest_call(item: pytest.Item) -> None:
     """Each test starts with a clean slate: an earlier test's timeout does not stop it."""
     funcargs = getattr(item, "funcargs", {})
-    implementation = funcargs.get("impl")
-    if isinstance(implementation, WireImplementation):
-        implementation.new_test()
+    new_test = getattr(funcargs.get("impl"), "new_test", None)
+    if new_test is not None:
+        new_test()
 
 
 def _check_startup(config: pytest.Config) -> None:
@@ -464,6 +483,12 @@ def pytest_runtest_makereport(
             record["message"] = str(report.longrepr)[:20000]
         elif status == "unsupported" and isinstance(report.longrepr, tuple):
             record["message"] = str(report.longrepr[2])
+        record_to = item.config.getoption("record_requests")
+        recording = getattr(item, "funcargs", {}).get("impl")
+        failed_property = status == "failed" and described["kind"] == "property"
+        if record_to and failed_property and isinstance(recording, Recording):
+            seed = item.config.getoption("hypothesis_seed", None)
+            append_failure(record_to, described["id"], seed, recording.requests)
         hello = _hello_once(item)
         if hello:
             report.user_properties.append(("ctxspec_hello", hello))

@@ -1,0 +1,67 @@
+"""The requests of a property's failing example, kept so that they can become cases.
+
+`conform --record-requests FILE` wraps the implementation under test in `Recording`,
+which keeps the requests of the example being run (cleared at each example's start);
+when a property fails, hypothesis has just rerun its minimal example, so what is kept is
+that example's requests, and one JSON line `{property, seed, requests: [{op, args}]}` is
+appended to FILE. `ctxspec sweep` reads those lines, asks each request of the oracle and
+of the implementation, and writes the ones they answer differently as golden cases.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from conformance.adapters.base import Implementation, Reply
+
+__all__ = ["Recording", "append_failure", "read_failures", "restarting_each_example"]
+
+
+class Recording(Implementation):
+    """An implementation that remembers the requests of the current example."""
+
+    def __init__(self, inner: Implementation) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.hello: Mapping[str, Any] = inner.hello
+        self.requests: list[dict[str, Any]] = []
+
+    def call(self, op: str, args: Mapping[str, Any]) -> Reply:
+        self.requests.append({"op": op, "args": json.loads(json.dumps(args))})
+        return self.inner.call(op, args)
+
+    def new_test(self) -> None:
+        new_test = getattr(self.inner, "new_test", None)
+        if new_test is not None:
+            new_test()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def restarting_each_example(inner_test: Callable[..., Any]) -> Callable[..., Any]:
+    """`inner_test`, clearing its `Recording` (passed as `impl`) before each example."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        impl = kwargs.get("impl")
+        if isinstance(impl, Recording):
+            impl.requests.clear()
+        return inner_test(*args, **kwargs)
+
+    return run
+
+
+def append_failure(path: str, prop: str, seed: object, requests: list[dict[str, Any]]) -> None:
+    line = json.dumps({"property": prop, "seed": seed, "requests": requests}, ensure_ascii=True)
+    with Path(path).open("a", encoding="utf-8") as out:
+        out.write(line + "\n")
+
+
+def read_failures(path: Path) -> list[dict[str, Any]]:
+    """The recorded failures of a file (a missing file: none)."""
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
