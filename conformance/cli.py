@@ -99,7 +99,9 @@ def conform_args(options: argparse.Namespace) -> list[str]:
 
 
 def _conform(options: argparse.Namespace) -> int:
-    if options.seed is not None and not (options.explore or options.profile in {"explore", "dev"}):
+    if options.seed is not None and not (
+        options.explore or options.profile in {"explore", "dev", "sweep"}
+    ):
         print(
             "ctxspec: --seed: only with --explore (the verdict's examples are fixed)",
             file=sys.stderr,
@@ -284,10 +286,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     conform.add_argument(
         "--profile",
-        choices=("verdict", "debug", "explore", "ci", "dev"),
+        choices=("verdict", "debug", "explore", "sweep", "ci", "dev"),
         default=None,
         help="property examples: verdict (default: a fixed set, the same everywhere), debug "
-        "(the same, verbose), explore (random); ci and dev: old names of verdict and explore",
+        "(the same, verbose), explore (random), sweep (random, as many as verdict); ci and "
+        "dev: old names of verdict and explore",
     )
     conform.add_argument(
         "--explore",

@@ -106,7 +106,11 @@ settings.register_profile(
     phases=_PHASES,
 )
 settings.register_profile("dev", parent=settings.get_profile("explore"))  # its old name
-EXPLORING_PROFILES: Final = frozenset({"explore", "dev"})
+# random examples as many as the verdict's: `ctxspec sweep` runs it under many seeds
+settings.register_profile(
+    "sweep", parent=settings.get_profile("explore"), max_examples=VERDICT_EXAMPLES
+)
+EXPLORING_PROFILES: Final = frozenset({"explore", "dev", "sweep"})
 
 
 def property_seed(name: str) -> int:

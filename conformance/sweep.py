@@ -67,7 +67,8 @@ def run_seeds(
         before = len(read_failures(record))
         command = [
             sys.executable, "-m", "conformance.cli", "conform", "--impl", impl_name,
-            "--explore", "--seed", str(seed), "--expectations", "none", "-k", PROPERTIES_ONLY,
+            "--profile", "sweep", "--seed", str(seed), "--expectations", "none",
+            "-k", PROPERTIES_ONLY,
         ]  # fmt: skip
         if jobs:
             command += ["-n", jobs]
