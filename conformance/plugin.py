@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
 import signal
 import sys
@@ -111,6 +112,15 @@ settings.register_profile(
     "sweep", parent=settings.get_profile("explore"), max_examples=VERDICT_EXAMPLES
 )
 EXPLORING_PROFILES: Final = frozenset({"explore", "dev", "sweep"})
+
+
+_ADDRESS: Final = re.compile(r" at 0x[0-9a-f]+")
+
+
+def stable_text(message: str) -> str:
+    """A failure message without object addresses (pytest's reprs show them), which
+    differ from run to run while the verdict does not."""
+    return _ADDRESS.sub(" at 0x…", message)
 
 
 def property_seed(name: str) -> int:
@@ -484,7 +494,7 @@ def pytest_runtest_makereport(
             if described["kind"] == "case":
                 rerun = rerun_command(impl, described["id"])
                 report.longrepr = f"{report.longrepr}\n  rerun: {rerun}"
-            record["message"] = str(report.longrepr)[:20000]
+            record["message"] = stable_text(str(report.longrepr)[:20000])
         elif status == "unsupported" and isinstance(report.longrepr, tuple):
             record["message"] = str(report.longrepr[2])
         record_to = item.config.getoption("record_requests")

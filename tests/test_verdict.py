@@ -1,0 +1,104 @@
+"""The verdict is a fact: the same examples and statuses whatever the machine, the `CI`
+variable or the worker count; random examples only when asked for (`--explore`); and the
+requests of a failing property's minimal example recorded for `ctxspec sweep`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.plugin import VERDICT_EXAMPLES, property_seed
+from conformance.recording import read_failures
+
+TESTS = Path(__file__).resolve().parent
+# right on most inputs, wrong where a partial last line is cut (the properties find it
+# on some examples only: the kind of implementation whose verdict used to wander)
+LOSSY = shlex.join([sys.executable, str(TESTS / "fake_impl.py"), "lossy-cut"])
+PROPERTIES = ["-k", "test_head_is_a_prefix or test_output_within_limits or test_tail_is_a_suffix"]
+
+
+def run(tmp_path: Path, name: str, *args: str, ci: bool) -> tuple[int, dict[str, Any]]:
+    results = tmp_path / f"{name}.json"
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    if ci:
+        env["CI"] = "true"
+    completed = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "conform", "--json", str(results), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert results.exists(), completed.stdout + completed.stderr
+    data: dict[str, Any] = json.loads(results.read_text())
+    return completed.returncode, data
+
+
+def verdict(data: dict[str, Any]) -> dict[str, Any]:
+    """The results less what a clock measures: durations and the start time."""
+    header = {k: v for k, v in data["header"].items() if k != "startedAt"}
+    records = [{k: v for k, v in r.items() if k != "duration"} for r in data["records"]]
+    return {"header": header, "records": records}
+
+
+@pytest.mark.slow
+def test_same_verdict_with_and_without_ci_and_any_worker_count(tmp_path: Path) -> None:
+    base = ["--impl", LOSSY, "--expectations", "none", *PROPERTIES]
+    code_a, first = run(tmp_path, "a", *base, ci=False)
+    code_b, second = run(tmp_path, "b", *base, "-n", "2", ci=True)
+    assert verdict(first) == verdict(second)
+    assert code_a == code_b == 1
+    failed = {r["id"] for r in first["records"] if r["status"] == "failed"}
+    assert failed, "the lossy fake should fail a property on the fixed examples"
+
+
+def test_every_report_states_the_example_policy(tmp_path: Path) -> None:
+    _, data = run(tmp_path, "r", "--case", "tail-empty-content", ci=False)
+    policy = data["header"]["examples"]
+    assert policy["policy"] == "fixed"
+    assert policy["maxExamples"] == VERDICT_EXAMPLES
+
+
+def test_explore_draws_random_examples_and_says_so(tmp_path: Path) -> None:
+    _, data = run(tmp_path, "x", "--explore", "--seed", "5", "-k", "test_format_size", ci=True)
+    assert data["header"]["examples"]["policy"] == "explore"
+    assert data["header"]["examples"]["seed"] == "5"
+
+
+def test_seed_without_explore_is_refused(tmp_path: Path) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "conform", "--seed", "5"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert completed.returncode == 2
+    assert "--seed" in completed.stderr
+    assert "Traceback" not in completed.stderr
+
+
+def test_seeds_depend_on_the_property_alone() -> None:
+    assert property_seed("test_a") == property_seed("test_a")
+    assert property_seed("test_a") != property_seed("test_b")
+
+
+@pytest.mark.slow
+def test_failing_examples_are_recorded_for_the_sweep(tmp_path: Path) -> None:
+    record = tmp_path / "requests.jsonl"
+    args = ["--impl", LOSSY, "--expectations", "none", *PROPERTIES, "--"]
+    run(tmp_path, "s", *args, "--record-requests", str(record), ci=False)
+    failures = read_failures(record)
+    assert failures
+    for failure in failures:
+        assert failure["requests"], failure
+        assert {r["op"] for r in failure["requests"]} <= {"truncate.head", "truncate.tail"}
