@@ -262,3 +262,17 @@ def test_bad_shape_is_a_failure_and_wrong_type_an_error(tmp_path: Path, fake: Fa
     (record,) = data["records"]
     assert (code, record["status"]) == (1, "error"), output
     assert "must be object at its top level" in record["message"] and "classes" not in record
+
+
+def test_a_differential_property_fails_with_its_differences(tmp_path: Path, fake: Fake) -> None:
+    """A property meeting a missing field fails (never an error), its record classed."""
+    impl = shlex.join(fake("no-first-line-flag"))
+    args = ["--impl", impl, "--expectations", "none", "--profile", "ci"]
+    code, output, data = conform(tmp_path, *args, "-k", "test_truncate_matches_reference")
+    records = {r["id"]: r for r in data["records"]}
+    assert code == 1 and len(records) == 2, output
+    for op in ("truncate.head", "truncate.tail"):
+        entry = records[f"test_truncate_matches_reference[{op}]"]
+        assert entry["status"] == "failed"
+        assert entry["classes"] == [f"{op} $.firstLineExceedsLimit missing"]
+        assert entry["differences"][0]["kind"] == "missing"
