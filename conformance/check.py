@@ -1,31 +1,110 @@
-"""Running one golden case against an implementation and judging the reply."""
+"""Judging an implementation's answer: against a golden case, or against the reference.
+
+An answer is judged field by field. Only a broken protocol makes it an *error*: no JSON,
+a wrong id, an error of an unknown type (the transport's checks) or a result whose
+top-level JSON type its op does not allow (`protocol.validate_shape`). Everything inside
+a result of the right type is compared with `compare.differences`, so a missing, extra
+or mistyped field is one difference among the others, never a reason to drop the rest.
+
+- `check_case(impl, case)`: raise `CaseMismatch` when the answer is not the case's.
+- `answer(impl, op, args)`: ask one request, its top-level type checked (properties).
+- `result_of(impl, op, args)`: the result an invariant property reads (an error fails).
+- `assert_same(op, args, expected, reply)`: a differential property's comparison.
+- `require_op(impl, op)`: skip as *unsupported* an op the hello does not list.
+"""
 
 from __future__ import annotations
 
-import shlex
+from collections.abc import Mapping
+from typing import Any
 
 import pytest
 
-from conformance.adapters.base import Implementation
+from conformance.adapters.base import Implementation, Reply
 from conformance.cases import Case, rule_index
-from conformance.compare import differences, render, render_value
-from conformance.protocol import validate_result
+from conformance.compare import differences, render, render_value, shorten
+from conformance.protocol import validate_shape
+from conformance.results import Findings
 
-__all__ = ["CaseMismatch", "check_case", "require_op", "rerun_command"]
+__all__ = [
+    "CaseMismatch",
+    "ResultMismatch",
+    "answer",
+    "assert_same",
+    "check_case",
+    "require_op",
+    "result_of",
+]
 
 
-class CaseMismatch(AssertionError):
-    """The implementation answered, within the protocol, something other than expected."""
+class ResultMismatch(AssertionError):
+    """The implementation answered, within the protocol, something other than expected.
+
+    `findings` holds every difference in short, rendered form (never the answer), for
+    the record and its divergence classes (`conformance.results`).
+    """
+
+    def __init__(self, message: str, findings: Findings) -> None:
+        super().__init__(message)
+        self.findings = findings
 
 
-def rerun_command(impl: str, case_id: str) -> str:
-    return f"ctxspec conform --impl {shlex.quote(impl)} --case {case_id}"
+class CaseMismatch(ResultMismatch):
+    """A golden case's answer differs from its expectation."""
 
 
 def require_op(impl: Implementation, op: str) -> None:
     """Skip as *unsupported* when the implementation's hello does not list `op`."""
     if op not in impl.ops:
         pytest.skip(f"unsupported: {impl.name} does not list {op} in hello")
+
+
+def answer(impl: Implementation, op: str, args: Mapping[str, Any]) -> Reply:
+    """The implementation's reply to one request; `ProtocolViolation` for a result of a
+    top-level type its op does not allow (skips as *unsupported* an unlisted op)."""
+    require_op(impl, op)
+    reply = impl.call(op, args)
+    if reply.error is None:
+        validate_shape(op, reply.result)
+    return reply
+
+
+def result_of(impl: Implementation, op: str, args: Mapping[str, Any]) -> Any:
+    """The result of one request, for a property that reads its fields: a failure (not an
+    error) when the reply is an error. A field the property reads and the result lacks
+    fails it too (a `KeyError`); one it does not read is not its concern."""
+    reply = answer(impl, op, args)
+    assert reply.error is None, f"{op}({args!r}) answered error {reply.error}"
+    return reply.result
+
+
+def assert_same(op: str, args: Mapping[str, Any], expected: Reply, reply: Reply) -> None:
+    """Raise `ResultMismatch` unless `reply` is the reference's `expected` answer: the same
+    result, or an error (of any type) where the reference refuses."""
+    if expected.error is not None:
+        if reply.error is None:
+            message = (
+                f"{op}({args!r}): reference refuses ({expected.error}); "
+                f"implementation answered {render_value(reply.result)}"
+            )
+            refused = Findings.refusal(
+                op, f"error {expected.error.type}", f"a result: {render_value(reply.result)}"
+            )
+            raise ResultMismatch(message, refused)
+        return
+    if reply.error is not None:
+        message = f"{op}({args!r}) answered error {reply.error}"
+        raise ResultMismatch(message, _refused_result(op, reply))
+    found = differences(expected.result, reply.result)
+    if found:
+        message = f"{op}({args!r}) differs from the reference:\n{render(found)}"
+        raise ResultMismatch(message, Findings.of(op, found))
+
+
+def _refused_result(op: str, reply: Reply) -> Findings:
+    assert reply.error is not None
+    got = f"error {reply.error.type}: {reply.error.message[:200]}"
+    return Findings.refusal(op, "a result", got)
 
 
 def check_case(impl: Implementation, case: Case) -> None:
@@ -36,17 +115,14 @@ def check_case(impl: Implementation, case: Case) -> None:
     """
     verdict = _verdict(impl, case)
     if verdict is not None:
-        raise CaseMismatch(verdict)
+        raise CaseMismatch(*verdict)
 
 
-def _verdict(impl: Implementation, case: Case) -> str | None:
-    """What is wrong with the implementation's reply to `case`, or None."""
-    require_op(impl, case.op)
-    reply = impl.call(case.op, case.args)
+def _verdict(impl: Implementation, case: Case) -> tuple[str, Findings] | None:
+    """What is wrong with the implementation's reply to `case` (text and findings), or None."""
+    reply = answer(impl, case.op, case.args)
     if reply.error is not None and reply.error.type == "unsupported":
         pytest.skip(f"unsupported: {impl.name} answered {reply.error.message!r}")
-    if reply.error is None:
-        validate_result(case.op, reply.result)
 
     if case.expect_error is not None:
         if reply.error is not None and reply.error.type == case.expect_error:
@@ -56,15 +132,19 @@ def _verdict(impl: Implementation, case: Case) -> str | None:
             if reply.error
             else f"result {render_value(reply.result)}"
         )
-        return _header(case) + f"\n  expected error {case.expect_error}, got {got}"
+        text = _header(case) + f"\n  expected error {case.expect_error}, got {got}"
+        return text, Findings.refusal(case.op, f"error {case.expect_error}", shorten(got, 200))
     if reply.error is not None:
-        return (
+        text = (
             _header(case)
             + f"\n  expected a result, got error {reply.error.type}: "
             + reply.error.message[:2000]
         )
+        return text, _refused_result(case.op, reply)
     found = differences(case.expect_result, reply.result)
-    return _header(case) + "\n" + render(found) if found else None
+    if not found:
+        return None
+    return _header(case) + "\n" + render(found), Findings.of(case.op, found)
 
 
 def _header(case: Case) -> str:

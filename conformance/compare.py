@@ -42,6 +42,11 @@ class Difference:
     missing: bool = False  # the actual value lacks this path altogether
     extra: bool = False  # the actual value has a path the expectation does not
 
+    @property
+    def kind(self) -> str:
+        """`missing`, `extra` or `differs` (a value, a type or a list's length)."""
+        return "missing" if self.missing else "extra" if self.extra else "differs"
+
 
 def differences(expected: Any, actual: Any, path: str = "$") -> list[Difference]:
     """Every path where `actual` differs from `expected` (both plain JSON values)."""

@@ -62,7 +62,8 @@ class StartupFailed(AdapterError):
 
 
 class ProtocolViolation(AdapterError):
-    """A response that is not protocol v1: not JSON, wrong id, wrong shape."""
+    """A response that is not protocol v1: not JSON, wrong id, an unknown error type, or a
+    result of a top-level type its op does not allow (`protocol.validate_shape`)."""
 
     kind = "protocol violation"
 

@@ -18,8 +18,11 @@ their type only (messages are not compared). An `unsupported` answer on either s
 no divergence, and neither is `invalid_input` where the `--against` side threw
 (`internal`): a typed refusal is what the corpus's invariant cases ask where Pi crashes,
 so those examples are counted apart (`refused`). A crash, a timeout or a protocol
-violation (an answer off the op's result schema included) is counted as an *error* of
-that side and is no divergence; only a failed start-up stops the run (`StartupFailed`).
+violation (a line that is not JSON, a wrong id, or a result whose top-level JSON type
+the op does not allow: `protocol.validate_shape`) is counted as an *error* of that side
+and is no divergence; only a failed start-up stops the run (`StartupFailed`). As in the
+golden checks, a result of the right top-level type is compared field by field: a field
+missing or extra is a divergence (`$.firstLineExceedsLimit missing`), not an error.
 
 Each minimal divergence becomes a case in the corpus format (`corpora/case.schema.json`)
 with the `--against` answer as the expectation: printed, and with `write_cases` appended
@@ -59,7 +62,7 @@ from conformance.adapters.base import Implementation, Reply
 from conformance.cases import BOUNDARIES, expand
 from conformance.compare import Difference, differences, render, visible
 from conformance.errors import AdapterError, StartupFailed, StopAfterTimeout
-from conformance.protocol import OpError, validate_result
+from conformance.protocol import OpError, validate_shape
 from conformance.strategies.ops import OP_ARGS
 from corpora import cases_root
 
@@ -126,7 +129,7 @@ def ask(impl: Implementation, op: str, args: Mapping[str, Any]) -> Outcome:
     try:
         reply = impl.call(op, args)
         if reply.error is None:
-            validate_result(op, reply.result)
+            validate_shape(op, reply.result)
     except StartupFailed:
         raise
     except AdapterError as error:
@@ -170,7 +173,8 @@ def _same_lines(op: str, want: Any, got: Any) -> bool:
 def compare(expected: Outcome, actual: Outcome, op: str = "") -> Verdict:
     """The divergence of `actual` from `expected`, or an empty signature when they agree
     (or cannot be compared: a failure or `unsupported` on either side). For `tool.grep`,
-    the same output lines in another order agree (`_UNORDERED_LINES`)."""
+    the same output lines in another order agree (`_UNORDERED_LINES`). The signature
+    names the first differing value, or if none, the first field missing or extra."""
     if expected.reply is None or actual.reply is None or expected.unsupported or actual.unsupported:
         return Verdict("")
     want, got = expected.reply, actual.reply
@@ -187,7 +191,9 @@ def compare(expected: Outcome, actual: Outcome, op: str = "") -> Verdict:
     found = differences(want.result, got.result)
     if not found or _same_lines(op, want.result, got.result):
         return Verdict("")
-    first = found[0]
+    # a value that differs names the class before a field missing or extra: a port that
+    # never sends one field would otherwise put every example in that one class
+    first = next((d for d in found if d.kind == "differs"), found[0])
     how = " missing" if first.missing else " unexpected" if first.extra else ""
     if isinstance(first.expected, str) and isinstance(first.actual, str):
         how = f": {_line_shape(first.expected, first.actual)}"

@@ -4,10 +4,14 @@ Each implementation runs `ctxspec conform --json` in a child process (or its res
 file is given with `--from`), and the results become:
 
 - `matrix.json`: the suite's header, per implementation its counts per status, per
-  boundary and per op, its failing records, and per case the status of each;
+  boundary and per op, its divergence classes (`conformance.results`: op, path, kind;
+  largest first, with counts and an example case), its failing records, and per case the
+  status of each;
 - `index.html`: a static page (no external assets) with implementations as columns and
-  boundary/op as rows; a count of failing cases links to their list, where each case
-  shows its message with invisible characters escaped as in the text report;
+  boundary/op as rows; then each implementation's largest divergence classes, each
+  with its count and a link to one example case; a count of failing cases links to their
+  list, where each case shows its message with invisible characters escaped as in the
+  text report;
 - `badges/<slug>.svg`: a flat badge per implementation (passed / total, red when the run
   fails, grey when it could not run).
 
@@ -29,24 +33,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["add_matrix_command", "build_matrix", "run_matrix", "write_matrix"]
+from conformance.results import FAILING, LISTED, STATUSES, divergence_classes, slug
 
-STATUSES: Final = (
-    "passed",
-    "failed",
-    "error",
-    "unsupported",
-    "expected-failure",
-    "unexpected-pass",
-)
-FAILING: Final = frozenset({"failed", "error", "unexpected-pass"})
-LISTED: Final = frozenset({"failed", "error", "unexpected-pass", "expected-failure"})
+__all__ = ["add_matrix_command", "build_matrix", "run_matrix", "slug", "write_matrix"]
+
 _OUTPUT_TAIL = 4000
-
-
-def slug(name: str) -> str:
-    """A file-name-safe form of an implementation's name."""
-    return re.sub(r"[^A-Za-z0-9.]+", "-", name).strip("-").lower() or "impl"
+TOP_CLASSES: Final = 10  # classes the page shows per implementation (matrix.json has all)
 
 
 def run_matrix(
@@ -131,8 +123,12 @@ def build_matrix(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 "runError": data.get("runError"),
                 "byBoundary": {b: _counts(rs) for b, rs in sorted(by_boundary.items())},
                 "byOp": {op: _counts(rs) for op, rs in sorted(by_op.items())},
+                "classes": data.get("classes") or divergence_classes(records),
                 "listed": [
-                    {k: r.get(k) for k in ("id", "kind", "boundary", "op", "status", "message")}
+                    {
+                        k: r.get(k)
+                        for k in ("id", "kind", "boundary", "op", "status", "message", "classes")
+                    }
                     for r in records
                     if r["status"] in LISTED
                 ],
@@ -253,7 +249,9 @@ def render_html(matrix: Mapping[str, Any]) -> str:
         out.append(f"<tr><th>{html.escape(row)}</th>")
         out += [_cell(impl, impl["byOp"].get(row, {}), _anchor(row)) for impl in impls]
         out.append("</tr>")
-    out.append("</table><h2>Cases by implementation</h2>")
+    out.append("</table>")
+    out += _classes_html(impls)
+    out.append("<h2>Cases by implementation</h2>")
     for impl in impls:
         out.append(f"<h3 id='list-{impl['slug']}-all'>{html.escape(impl['name'])}</h3>")
         if impl["runError"]:
@@ -280,6 +278,35 @@ def render_html(matrix: Mapping[str, Any]) -> str:
             out.append("</details>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
+
+
+def _classes_html(impls: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Per implementation, its largest divergence classes: count, class, one example."""
+    out = ["<h2 id='classes'>Divergence classes</h2>"]
+    for impl in impls:
+        classes = impl.get("classes") or []
+        if not classes:
+            continue
+        out.append(
+            f"<h3 id='classes-{impl['slug']}'>{html.escape(impl['name'])}: "
+            f"{len(classes)} classes</h3><table class='classes'><tr><th>records</th>"
+            "<th>failed</th><th>expected</th><th>op</th><th>path</th><th>kind</th>"
+            "<th>example</th></tr>"
+        )
+        for item in classes[:TOP_CLASSES]:
+            example = str(item["example"])
+            link = f"#case-{impl['slug']}-{_anchor(example)}"
+            out.append(
+                f"<tr><td>{item['count']}</td><td>{item['failed']}</td>"
+                f"<td>{item['expectedFailures']}</td><td>{html.escape(str(item['op']))}</td>"
+                f"<td><code>{shown(str(item['path']))}</code></td><td>{item['kind']}</td>"
+                f"<td><a href='{html.escape(link)}'><code>{html.escape(example)}</code></a></td>"
+                "</tr>"
+            )
+        out.append("</table>")
+        if len(classes) > TOP_CLASSES:
+            out.append(f"<p>… and {len(classes) - TOP_CLASSES} more in matrix.json</p>")
+    return out if len(out) > 1 else []
 
 
 def _text_width(text: str) -> int:
@@ -341,6 +368,8 @@ def _main(options: argparse.Namespace) -> int:
     for impl in matrix["implementations"]:
         state = "could not run" if impl["runError"] else ("passes" if impl["passes"] else "fails")
         print(f"{impl['name']}: {state} {impl['counts']}")
+        for item in impl["classes"][:5]:
+            print(f"  {item['count']:>5}  {item['key']}  (e.g. {item['example']})")
     print(f"ctxspec matrix: {out / 'index.html'}, matrix.json, badges/")
     return 0
 

@@ -4,10 +4,10 @@ Options: `--impl` (reference | pi@0.85.0 | a command), `--expectations FILE`, `-
 `--boundary NAME`, `--op OP`, `--request-timeout S`, `--max-answer-bytes N`,
 `--results-json FILE`, `--summary-md FILE`. Golden cases become test items named by case
 id, marked with their boundary; cases and properties listed in the implementation's
-expectations file run as strict expected failures. Each report is classified into one of
-the suite's statuses (passed, failed, error, unsupported, expected-failure,
-unexpected-pass); the controller
-prints a table per boundary and op and writes one JSON record per case.
+expectations file run as strict expected failures. The hooks here collect and run; each
+report becomes a record (`conformance.results`: statuses, records, divergence classes
+and the terminal, JSON and Markdown renderers), which the controller gathers from the
+workers and renders at the end of the run.
 
 Before any test runs, the controller starts a command implementation once and checks its
 `hello`: when it cannot start, or its handshake is broken, the run stops with one error
@@ -18,22 +18,18 @@ at `REPORT_CHARS` chars (head and tail kept).
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 import shlex
 import signal
 import sys
 import threading
 import time
-from collections import Counter
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
-import hypothesis
 import pytest
-from hypothesis import HealthCheck, Phase, Verbosity, settings
+from hypothesis import settings
 
 from conformance import DATA_VERSION, __version__
 from conformance.adapters import Implementation, InstallError, open_implementation
@@ -45,7 +41,7 @@ from conformance.adapters.wire import (
     run_dir,
 )
 from conformance.cases import BOUNDARIES, Case, corpus_digest, load_cases
-from conformance.check import CaseMismatch, rerun_command
+from conformance.check import CaseMismatch
 from conformance.compare import shorten
 from conformance.errors import (
     AdapterError,
@@ -53,109 +49,37 @@ from conformance.errors import (
     StartupFailed,
     StopAfterTimeout,
 )
+from conformance.examples import EXPLORING_PROFILES, example_policy, property_seed
 from conformance.expectations import Expectations, default_expectations_file, load_expectations
 from conformance.protocol import PROTOCOL_VERSION
 from conformance.recording import Recording, append_failure, restarting_each_example
+from conformance.results import (
+    FAILING,
+    REPORT_CHARS,
+    classify,
+    describe,
+    findings_of,
+    markdown,
+    policy_line,
+    record,
+    rerun_command,
+    results_document,
+    terminal_lines,
+)
 from conformance.tracebacks import forget_locals, forgetting
 
-STATUSES: Final = (
-    "passed",
-    "failed",
-    "error",
-    "unsupported",
-    "expected-failure",
-    "unexpected-pass",
-)
-FAILING: Final = frozenset({"failed", "error", "unexpected-pass"})
 STARTUP_FAILED_STATUS: Final = 6  # the implementation did not start: nothing was run
-REPORT_CHARS: Final = 16000  # a failure report keeps its head and tail within this
-_KIND_LABEL: Final = {"case": "cases", "property": "properties"}
-# hypothesis's explain phase reruns a failed property hundreds of times (about 100 per
-# argument) to say which arguments vary freely: each run is a request, and against an
-# implementation that is always wrong, with large answers, it was most of a run's time.
-# The failure and its shrunk example are the same without it; `debug` keeps it.
-_PHASES: Final = tuple(phase for phase in Phase if phase is not Phase.explain)
-
-# The verdict's examples: a fixed set per property, drawn from a seed derived from the
-# suite version and the property's name, never from the clock, the machine, the profile
-# or the worker count; hypothesis's example database is off, so no earlier run's failure
-# is replayed. The same implementation then gets the same verdict everywhere. Random
-# exploration is `--explore` (or `ctxspec fuzz`); what it finds becomes golden cases.
-VERDICT_EXAMPLES: Final = 60
-EXPLORE_EXAMPLES: Final = 300
-settings.register_profile(
-    "verdict",
-    max_examples=VERDICT_EXAMPLES,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
-    phases=_PHASES,
-)
-settings.register_profile("ci", parent=settings.get_profile("verdict"))  # its old name
-settings.register_profile(
-    "debug", parent=settings.get_profile("verdict"), verbosity=Verbosity.verbose
-)
-settings.register_profile(
-    "explore",
-    max_examples=EXPLORE_EXAMPLES,
-    deadline=None,
-    database=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
-    phases=_PHASES,
-)
-settings.register_profile("dev", parent=settings.get_profile("explore"))  # its old name
-# random examples as many as the verdict's: `ctxspec sweep` runs it under many seeds
-settings.register_profile(
-    "sweep", parent=settings.get_profile("explore"), max_examples=VERDICT_EXAMPLES
-)
-EXPLORING_PROFILES: Final = frozenset({"explore", "dev", "sweep"})
-
-
-_ADDRESS: Final = re.compile(r" at 0x[0-9a-f]+")
-
-
-def stable_text(message: str) -> str:
-    """A failure message without object addresses (pytest's reprs show them), which
-    differ from run to run while the verdict does not."""
-    return _ADDRESS.sub(" at 0x…", message)
-
-
-def property_seed(name: str) -> int:
-    """The seed of a property's fixed examples: the suite version and its name, nothing else."""
-    digest = hashlib.sha256(f"ctxspec {__version__} examples of {name}".encode()).digest()
-    return int.from_bytes(digest[:16], "big")
-
-
-def example_policy(config: pytest.Config) -> dict[str, Any]:
-    """What the run's properties drew, for every report's header."""
-    profile = config.stash.get(_profile_key, "verdict")
-    if profile in EXPLORING_PROFILES:
-        seed = config.getoption("hypothesis_seed", None)
-        return {
-            "policy": "explore",
-            "maxExamples": settings.get_profile(profile).max_examples,
-            "seed": seed,  # None: each property drew its own random seed (printed on failure)
-            "hypothesis": hypothesis.__version__,
-            "statement": "random examples: an exploration, not a verdict",
-        }
-    return {
-        "policy": "fixed",
-        "maxExamples": settings.get_profile(profile).max_examples,
-        "seed": f"sha256('ctxspec {__version__} examples of <property>')",
-        "hypothesis": hypothesis.__version__,
-        "statement": "the same examples on every machine, run, profile and worker count",
-    }
-
-
 _expectations_key = pytest.StashKey[Expectations]()
 _records_key = pytest.StashKey[list[dict[str, Any]]]()
 _hello_key = pytest.StashKey[dict[str, Any]]()
 _probed_key = pytest.StashKey[Implementation]()
 _startup_failed_key = pytest.StashKey[str]()
 _profile_key = pytest.StashKey[str]()
+
+
+def _policy(config: pytest.Config) -> dict[str, Any]:
+    profile = config.stash.get(_profile_key, "verdict")
+    return example_policy(profile, config.getoption("hypothesis_seed", None))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -261,15 +185,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"pinned to pi {PI_VERSION}, corpus sha256 {corpus_digest()[:16]}",
         f"implementation under test: {config.getoption('impl')} "
         f"(expectations: {config.stash[_expectations_key].source})",
-        _policy_line(example_policy(config)),
+        policy_line(_policy(config)),
     ]
-
-
-def _policy_line(policy: dict[str, Any]) -> str:
-    return (
-        f"property examples: {policy['policy']}, {policy['maxExamples']} per property, "
-        f"seed {policy['seed']}, hypothesis {policy['hypothesis']} ({policy['statement']})"
-    )
 
 
 def _selected(config: pytest.Config) -> Iterator[Case]:
@@ -429,60 +346,19 @@ def _check_startup(config: pytest.Config) -> None:
         config.stash[_probed_key] = implementation  # the run goes on with this process
 
 
-def _describe(item: pytest.Item) -> dict[str, Any]:
-    callspec = getattr(item, "callspec", None)
-    case = callspec.params.get("golden_case") if callspec is not None else None
-    if isinstance(case, Case):
-        return {
-            "id": case.id,
-            "kind": "case",
-            "boundary": case.boundary,
-            "op": case.op,
-            "rule": case.rule,
-            "level": case.level,
-            "source": case.source,
-        }
-    marker = item.get_closest_marker("ctxspec_property")
-    if marker is not None:
-        return {
-            "id": item.name,
-            "kind": "property",
-            "boundary": marker.kwargs.get("boundary"),
-            "op": marker.kwargs.get("op"),
-            "rule": marker.kwargs.get("rule"),
-            "level": marker.kwargs.get("level", "invariant"),
-        }
-    return {}
-
-
-def _classify(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str:
-    excinfo = call.excinfo
-    if excinfo is not None and isinstance(
-        excinfo.value, AdapterError | StopAfterTimeout | EnvironmentMissing
-    ):
-        return "error"
-    if report.skipped:
-        if hasattr(report, "wasxfail"):
-            return "expected-failure"
-        return "unsupported"
-    if report.failed:
-        return "unexpected-pass" if excinfo is None else "failed"
-    return "unexpected-pass" if hasattr(report, "wasxfail") else "passed"
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
-    described = _describe(item)
+    described = describe(item)
     if not described:
         return report
     if report.when == "call" or (report.when == "setup" and not report.passed):
-        status = _classify(report, call)
+        status = classify(report, call)
         impl = item.config.getoption("impl")
-        record = dict(described, status=status, duration=round(report.duration, 6))
         excinfo = call.excinfo
+        message = None
         if status in FAILING:
             if excinfo is not None and isinstance(
                 excinfo.value,
@@ -494,9 +370,14 @@ def pytest_runtest_makereport(
             if described["kind"] == "case":
                 rerun = rerun_command(impl, described["id"])
                 report.longrepr = f"{report.longrepr}\n  rerun: {rerun}"
-            record["message"] = stable_text(str(report.longrepr)[:20000])
+            message = str(report.longrepr)
         elif status == "unsupported" and isinstance(report.longrepr, tuple):
-            record["message"] = str(report.longrepr[2])
+            message = str(report.longrepr[2])
+        findings = findings_of(excinfo.value if excinfo is not None else None)
+        entry = record(
+            described, status=status, duration=report.duration, message=message,
+            findings=findings,
+        )  # fmt: skip
         record_to = item.config.getoption("record_requests")
         recording = getattr(item, "funcargs", {}).get("impl")
         failed_property = status == "failed" and described["kind"] == "property"
@@ -506,7 +387,7 @@ def pytest_runtest_makereport(
         hello = _hello_once(item)
         if hello:
             report.user_properties.append(("ctxspec_hello", hello))
-        report.user_properties.append(("ctxspec", record))
+        report.user_properties.append(("ctxspec", entry))
     if call.excinfo is not None and not item.config.getoption("usepdb"):
         forget_locals(call.excinfo.value)  # rendered: its answer is no longer needed
     return report
@@ -555,51 +436,15 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 _started_key = pytest.StashKey[float]()
 
 
-def _rows(records: list[dict[str, Any]]) -> list[tuple[str, ...]]:
-    """Header, one row per (boundary, op), and a total row of status counts."""
-    counts: dict[tuple[str, str, str], Counter[str]] = {}
-    for record in records:
-        key = (str(record.get("boundary")), str(record.get("op")), _KIND_LABEL[record["kind"]])
-        counts.setdefault(key, Counter())[record["status"]] += 1
-    rows: list[tuple[str, ...]] = [("boundary", "op", "kind", *STATUSES)]
-    total: Counter[str] = Counter()
-    for key, counter in sorted(counts.items()):
-        rows.append((*key, *(str(counter[s]) for s in STATUSES)))
-        total.update(counter)
-    rows.append(("total", "", "", *(str(total[s]) for s in STATUSES)))
-    return rows
-
-
-def _table(records: list[dict[str, Any]]) -> list[str]:
-    rows = _rows(records)
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [
-        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return lines
-
-
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     records: list[dict[str, Any]] = config.stash.get(_records_key, [])
     if not records or hasattr(config, "workerinput"):
         return
     impl = config.getoption("impl")
     terminalreporter.section(f"ctxspec summary: {impl}")
-    terminalreporter.write_line(_policy_line(example_policy(config)))
-    for line in _table(records):
+    terminalreporter.write_line(policy_line(_policy(config)))
+    for line in terminal_lines(records, impl):
         terminalreporter.write_line(line)
-    failing = [r for r in records if r["status"] in FAILING]
-    if failing:
-        terminalreporter.write_line("")
-        terminalreporter.write_line(f"{len(failing)} failing; rerun one with:")
-        for record in failing[:20]:
-            what = (
-                rerun_command(impl, record["id"])
-                if record["kind"] == "case"
-                else f"ctxspec conform --impl {impl!r} -k {record['id']}"
-            )
-            terminalreporter.write_line(f"  [{record['status']}] {what}")
 
 
 def _header(config: pytest.Config) -> dict[str, Any]:
@@ -613,7 +458,7 @@ def _header(config: pytest.Config) -> dict[str, Any]:
         "implementation": config.getoption("impl"),
         "hello": config.stash.get(_hello_key, None),
         "expectations": config.stash[_expectations_key].source,
-        "examples": example_policy(config),
+        "examples": _policy(config),
         "python": sys.version.split()[0],
         "startedAt": config.stash.get(_started_key, None),
     }
@@ -627,44 +472,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def _write_reports(config: pytest.Config) -> None:
-    collected: list[dict[str, Any]] = config.stash.get(_records_key, [])
-    records = sorted(collected, key=lambda r: (r["kind"], r["id"]))
+    records: list[dict[str, Any]] = config.stash.get(_records_key, [])
     header = _header(config)
     if _startup_failed_key in config.stash:
         header["startupFailed"] = config.stash[_startup_failed_key]
     if path := config.getoption("results_json"):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(json.dumps({"header": header, "records": records}, indent=1) + "\n")
+        document = results_document(header, records)
+        Path(path).write_text(json.dumps(document, indent=1) + "\n")
     if path := config.getoption("summary_md"):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(_markdown(header, records))
-
-
-def _markdown(header: dict[str, Any], records: list[dict[str, Any]]) -> str:
-    lines = [
-        f"# ctxspec: {header['implementation']}",
-        "",
-        f"data {header['dataVersion']}, protocol {header['protocol']}, pinned to pi "
-        f"{header['piVersion']}, corpus `{header['corpusSha256'][:16]}`",
-        "",
-        _policy_line(header["examples"]),
-        "",
-    ]
-    if "startupFailed" in header:
-        lines += ["## start-up failed: no case was run", "", "```", header["startupFailed"], "```"]
-        return "\n".join(lines) + "\n"
-    rows = _rows(records)
-    lines.append("| " + " | ".join(rows[0]) + " |")
-    lines.append("|" + "---|" * len(rows[0]))
-    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
-    failing = [r for r in records if r["status"] in FAILING]
-    for record in failing:
-        lines += [
-            "",
-            f"## {record['status']}: `{record['id']}`",
-            "",
-            "```",
-            record.get("message", ""),
-            "```",
-        ]
-    return "\n".join(lines) + "\n"
+        Path(path).write_text(markdown(header, records))

@@ -32,11 +32,15 @@ __all__ = [
     "decode_line",
     "encode_b64",
     "encode_line",
+    "json_kind",
     "op_schema",
+    "result_kinds",
+    "schema_problem",
     "validate_args",
     "validate_hello",
     "validate_response",
     "validate_result",
+    "validate_shape",
 ]
 
 PROTOCOL_VERSION: Final = 1
@@ -157,9 +161,98 @@ def validate_hello(result: object) -> None:
 
 
 def validate_result(op: str, result: object) -> None:
+    """Raise `ProtocolViolation` unless `result` matches the op's whole result schema.
+
+    The runner does not judge answers with this (a field off the schema is a difference
+    among the others, see `validate_shape`); tests of the adapters and `bench` do.
+    """
     schema = op_schema(op, "result")
     if schema is not None:
         _check(result, schema, f"{op} result")
+
+
+def schema_problem(op: str, result: object) -> str | None:
+    """The first place where `result` departs from the op's result schema, or None."""
+    schema = op_schema(op, "result")
+    if schema is None:
+        return None
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(schema).iter_errors(result)
+    )
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "(top)"
+    return f"does not match the protocol at {where}: {error.message}"
+
+
+# --- the top-level type: what separates a broken protocol from a wrong answer -----------
+
+_KINDS: Final = ("null", "boolean", "number", "string", "array", "object")
+
+
+def json_kind(value: object) -> str:
+    """The JSON type of a decoded value; `integer` and `number` are one kind, `number`.
+
+    >>> [json_kind(v) for v in (None, True, 1, 1.5, "", [], {})]
+    ['null', 'boolean', 'number', 'number', 'string', 'array', 'object']
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    return "object"
+
+
+def _kinds(node: Any, defs: dict[str, Any], depth: int = 0) -> frozenset[str]:
+    """The JSON kinds a schema node allows at its own level (every kind if it says none)."""
+    allowed = frozenset(_KINDS)
+    if not isinstance(node, dict) or depth > 20:
+        return allowed
+    if isinstance(ref := node.get("$ref"), str):
+        allowed &= _kinds(defs.get(ref.removeprefix("#/$defs/")), defs, depth + 1)
+    if "type" in node:
+        named = node["type"] if isinstance(node["type"], list) else [node["type"]]
+        allowed &= frozenset("number" if t == "integer" else t for t in named)
+    for branches in (node.get("oneOf"), node.get("anyOf")):
+        if isinstance(branches, list) and branches:
+            allowed &= frozenset().union(*(_kinds(b, defs, depth + 1) for b in branches))
+    for branch in node.get("allOf", ()):
+        allowed &= _kinds(branch, defs, depth + 1)
+    return allowed
+
+
+@cache
+def result_kinds(op: str) -> frozenset[str]:
+    """The JSON kinds the op's result may have at its top level (all six for an unknown op).
+
+    >>> sorted(result_kinds("compaction.prepare")), sorted(result_kinds("tokens.estimate"))
+    (['null', 'object'], ['number'])
+    """
+    return _kinds(_op_defs().get(f"{op}.result"), _op_defs())
+
+
+def validate_shape(op: str, result: object) -> None:
+    """Raise `ProtocolViolation` when `result`'s top-level JSON type is not one its op allows.
+
+    This is the one schema check that makes an answer an *error*: a truncation answered
+    with a list, a skill list answered with a string, `null` where Pi always answers an
+    object. Whatever lies inside a result of the right top-level type (a missing, extra or
+    mistyped field) is left to the comparison, where it is one difference among the others.
+    """
+    kinds = result_kinds(op)
+    got = json_kind(result)
+    if got not in kinds:
+        want = " or ".join(sorted(kinds))
+        raise ProtocolViolation(
+            f"{op} result must be {want} at its top level (protocol v1), got {got}: "
+            f"{_preview(json.dumps(result, ensure_ascii=True).encode())}"
+        )
 
 
 def validate_args(op: str, args: object) -> str | None:

@@ -8,7 +8,11 @@ Answers like the reference, except as the modes say:
   crash-once     like crash, but only in the first process (a marker file in $FAKE_STATE)
   garbage        answers non-hello requests with a line that is not JSON
   wrong-id       answers non-hello requests with another id
-  bad-shape      answers truncate ops with a result missing fields
+  bad-shape      answers truncate ops with a result missing a field (totalBytes): a failure
+  no-first-line-flag  drops firstLineExceedsLimit from every answer, wherever it is (a port
+                 that never computes one field: a failure per case, one divergence class)
+  wrong-type     answers every non-hello request with a list, where every op's result
+                 is an object, a string, a number or null (a broken protocol: an error)
   stderr         writes a lot to stderr, answers correctly
   wrong          answers truncatedBy "lines" everywhere (a wrong but well-formed implementation)
   lossy-cut      cuts a partial last line at exactly maxBytes, without the boundary fix
@@ -46,6 +50,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from conformance.adapters.reference import HELLO, handle
 
@@ -137,6 +142,15 @@ def _hostile(modes: set[str], state: Path, request_id: int) -> bool:
     return False
 
 
+def _without(value: Any, key: str) -> Any:
+    """`value` with `key` dropped from every object in it, however deep."""
+    if isinstance(value, dict):
+        return {k: _without(v, key) for k, v in value.items() if k != key}
+    if isinstance(value, list):
+        return [_without(item, key) for item in value]
+    return value
+
+
 def main() -> None:
     modes = set(sys.argv[1:])
     state = Path(os.environ.get("FAKE_STATE", "/nonexistent"))
@@ -166,6 +180,10 @@ def main() -> None:
                 print(f"fake: log line {n}", file=sys.stderr)
             sys.stderr.flush()
         reply = handle(op, request["args"]).to_wire(request_id)
+        if "wrong-type" in modes:
+            reply = {"id": request_id, "result": ["not", "an", "object"]}
+        if "no-first-line-flag" in modes:
+            reply = _without(reply, "firstLineExceedsLimit")
         if "wrong-id" in modes:
             reply["id"] = request_id + 1000
         if "result" in reply and isinstance(reply["result"], dict):

@@ -269,6 +269,41 @@ def test_divergence_classes() -> None:
     )
 
 
+class Reshaped(Implementation):
+    """The reference, its truncation results passed through `change`."""
+
+    name = "reshaped"
+
+    def __init__(self, change: Any) -> None:
+        self.inner = ReferenceImplementation()
+        self.hello = self.inner.hello
+        self.change = change
+
+    def call(self, op: str, args: Mapping[str, Any]) -> Reply:
+        return Reply(result=self.change(self.inner.call(op, args).result))
+
+
+def test_a_missing_field_diverges_and_a_wrong_top_level_type_is_an_error() -> None:
+    """A result lacking a field is compared (a divergence naming it), not an error of its
+    side; a result of the wrong top-level type breaks the protocol (an error)."""
+    args = {"content": "aé\nb", "maxLines": 1, "maxBytes": 100}
+    want = fuzz.ask(ReferenceImplementation(), "truncate.tail", args)
+
+    def drop(result: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in result.items() if k != "firstLineExceedsLimit"}
+
+    got = fuzz.ask(Reshaped(drop), "truncate.tail", args)
+    assert got.failure is None
+    verdict = fuzz.compare(want, got, "truncate.tail")
+    assert verdict.signature == "$.firstLineExceedsLimit missing"
+    # a value that differs names the class before the field that is missing
+    wrong = fuzz.ask(Reshaped(lambda r: {**drop(r), "totalLines": 9}), "truncate.tail", args)
+    assert fuzz.compare(want, wrong, "truncate.tail").signature == "$.totalLines"
+    listed = fuzz.ask(Reshaped(lambda r: [r]), "truncate.tail", args)
+    assert listed.reply is None and listed.failure is not None
+    assert listed.failure.startswith("protocol violation: truncate.tail result must be object")
+
+
 class WholeGrep(Implementation):
     """An oracle whose grep, asked with no effective limit, shows three files' matches."""
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conformance.plugin import VERDICT_EXAMPLES, property_seed
+from conformance.examples import VERDICT_EXAMPLES, property_seed
 from conformance.recording import read_failures
 
 TESTS = Path(__file__).resolve().parent

@@ -18,8 +18,7 @@ from hypothesis import strategies as st
 
 from conformance.adapters.base import Implementation
 from conformance.adapters.reference import handle
-from conformance.check import require_op
-from conformance.compare import differences, render
+from conformance.check import answer, assert_same, result_of
 from conformance.strategies.trees import GATED_MARK, context_trees, trust_stores
 
 B2 = "instruction_ordering"
@@ -27,22 +26,12 @@ B3 = "trust_denial"
 
 
 def _call(impl: Implementation, op: str, args: dict[str, Any]) -> Any:
-    require_op(impl, op)
-    reply = impl.call(op, args)
-    assert reply.error is None, f"{op}({args!r}) answered error {reply.error}"
-    return reply.result
+    return result_of(impl, op, args)
 
 
 def _differential(impl: Implementation, op: str, args: dict[str, Any]) -> None:
-    require_op(impl, op)
-    reply = impl.call(op, args)
-    expected = handle(op, args)
-    if expected.error is not None:
-        assert reply.error is not None, f"{op}: reference refuses ({expected.error})"
-        return
-    assert reply.error is None, f"{op}({args!r}) answered error {reply.error}"
-    found = differences(expected.result, reply.result)
-    assert not found, f"{op}({args!r}) differs from the reference:\n{render(found)}"
+    reply = answer(impl, op, args)
+    assert_same(op, args, handle(op, args), reply)
 
 
 def _trust_args(data: st.DataObject, tree: dict[str, Any]) -> dict[str, Any]:

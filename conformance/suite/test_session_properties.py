@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 
 from conformance.adapters.base import Implementation
 from conformance.adapters.reference import handle
-from conformance.check import require_op
-from conformance.compare import differences, render
+from conformance.check import answer, assert_same, result_of
 from conformance.strategies.sessions import (
     agent_runs,
     linear_sessions,
@@ -30,10 +29,7 @@ B5 = "lca_navigation"
 
 
 def _call(impl: Implementation, op: str, args: dict[str, Any]) -> Any:
-    require_op(impl, op)
-    reply = impl.call(op, args)
-    assert reply.error is None, f"{op}({args!r}) answered error {reply.error}"
-    return reply.result
+    return result_of(impl, op, args)
 
 
 def _path(entries: list[dict[str, Any]], leaf: str) -> list[dict[str, Any]]:
@@ -114,15 +110,8 @@ def test_tokens_before_is_the_context_estimate(
 
 
 def _differential(impl: Implementation, op: str, args: dict[str, Any]) -> None:
-    require_op(impl, op)
-    reply = impl.call(op, args)
-    expected = handle(op, args)
-    if expected.error is not None:
-        assert reply.error is not None, f"{op}: reference refuses ({expected.error})"
-        return
-    assert reply.error is None, f"{op}({args!r}) answered error {reply.error}"
-    found = differences(expected.result, reply.result)
-    assert not found, f"{op}({args!r}) differs from the reference:\n{render(found)}"
+    reply = answer(impl, op, args)
+    assert_same(op, args, handle(op, args), reply)
 
 
 @pytest.mark.ctxspec_property(boundary=B5, op="session.context", rule="SS-1")

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from conformance.adapters.base import Implementation
 from conformance.adapters.reference import handle
-from conformance.check import require_op
+from conformance.check import answer, assert_same, result_of
 from conformance.compare import differences, render
 from conformance.strategies.ops import chunked_streams
 from conformance.strategies.streams import (
@@ -32,10 +32,7 @@ OP = "stream.tail"
 
 
 def _tail(impl: Implementation, args: dict[str, Any]) -> Any:
-    require_op(impl, OP)
-    reply = impl.call(OP, args)
-    assert reply.error is None, f"{OP}({args!r}) answered error {reply.error}"
-    return reply.result
+    return result_of(impl, OP, args)
 
 
 @pytest.mark.ctxspec_property(boundary=B1, op=OP, rule="STREAM-4", level="invariant")
@@ -142,9 +139,7 @@ def test_every_utf8_boundary_class_matches_reference(
 
 def _matches_reference(impl: Implementation, args: dict[str, Any]) -> None:
     """The implementation's answer to `args` equals the reference's, neither an error."""
-    require_op(impl, OP)
-    reply = impl.call(OP, args)
+    reply = answer(impl, OP, args)
     expected = handle(OP, args)
-    assert expected.error is None and reply.error is None, (expected.error, reply.error)
-    found = differences(expected.result, reply.result)
-    assert not found, f"{OP}({args!r}) differs from the reference:\n{render(found)}"
+    assert expected.error is None, f"{OP}({args!r}): the reference refuses ({expected.error})"
+    assert_same(OP, args, expected, reply)

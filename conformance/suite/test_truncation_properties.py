@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 
 from conformance.adapters.base import Implementation
 from conformance.adapters.reference import handle
-from conformance.check import require_op
-from conformance.compare import differences, render
+from conformance.check import answer, assert_same, result_of
 from conformance.strategies.text import limits_near, line_limit, texts
 from reference import _utf8
 from reference._utf16 import canonical, code_units, has_surrogates
@@ -25,10 +24,7 @@ TRUNCATE_OPS = ("truncate.head", "truncate.tail")
 
 
 def _call(impl: Implementation, op: str, args: dict[str, Any]) -> Any:
-    require_op(impl, op)
-    reply = impl.call(op, args)
-    assert reply.error is None, f"{op}({args!r}) answered error {reply.error}"
-    return reply.result
+    return result_of(impl, op, args)
 
 
 def _lone_surrogates(text: str) -> bool:
@@ -124,18 +120,8 @@ def test_line_cut_counts_code_units(impl: Implementation, line: str, max_chars: 
 
 
 def _differential(impl: Implementation, op: str, args: dict[str, Any]) -> None:
-    require_op(impl, op)
-    reply = impl.call(op, args)
-    expected = handle(op, args)
-    if expected.error is not None:
-        assert reply.error is not None, (
-            f"{op}({args!r}): reference refuses ({expected.error}); "
-            f"implementation answered {reply.result!r}"
-        )
-        return
-    assert reply.error is None, f"{op}({args!r}) answered error {reply.error}"
-    found = differences(expected.result, reply.result)
-    assert not found, f"{op}({args!r}) differs from the reference:\n{render(found)}"
+    reply = answer(impl, op, args)
+    assert_same(op, args, handle(op, args), reply)
 
 
 numbers = st.one_of(

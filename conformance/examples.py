@@ -1,0 +1,90 @@
+"""Which examples the properties draw: the verdict's fixed set, or an exploration.
+
+The verdict's examples are a fixed set per property, drawn from a seed derived from the
+suite version and the property's name, never from the clock, the machine, the profile
+or the worker count; hypothesis's example database is off, so no earlier run's failure
+is replayed. The same implementation then gets the same verdict everywhere. Random
+exploration is `--explore` (or `ctxspec sweep`, `ctxspec fuzz`); what it finds becomes
+golden cases. docs/verdict.md says why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Final
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, Verbosity, settings
+
+from conformance import __version__
+
+__all__ = [
+    "EXPLORE_EXAMPLES",
+    "EXPLORING_PROFILES",
+    "VERDICT_EXAMPLES",
+    "example_policy",
+    "property_seed",
+]
+
+# hypothesis's explain phase reruns a failed property hundreds of times (about 100 per
+# argument) to say which arguments vary freely: each run is a request, and against an
+# implementation that is always wrong, with large answers, it was most of a run's time.
+# The failure and its shrunk example are the same without it; `debug` keeps it.
+_PHASES: Final = tuple(phase for phase in Phase if phase is not Phase.explain)
+
+VERDICT_EXAMPLES: Final = 60
+EXPLORE_EXAMPLES: Final = 300
+settings.register_profile(
+    "verdict",
+    max_examples=VERDICT_EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+    phases=_PHASES,
+)
+settings.register_profile("ci", parent=settings.get_profile("verdict"))  # its old name
+settings.register_profile(
+    "debug", parent=settings.get_profile("verdict"), verbosity=Verbosity.verbose
+)
+settings.register_profile(
+    "explore",
+    max_examples=EXPLORE_EXAMPLES,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+    phases=_PHASES,
+)
+settings.register_profile("dev", parent=settings.get_profile("explore"))  # its old name
+# random examples as many as the verdict's: `ctxspec sweep` runs it under many seeds
+settings.register_profile(
+    "sweep", parent=settings.get_profile("explore"), max_examples=VERDICT_EXAMPLES
+)
+EXPLORING_PROFILES: Final = frozenset({"explore", "dev", "sweep"})
+
+
+def property_seed(name: str) -> int:
+    """The seed of a property's fixed examples: the suite version and its name, nothing else."""
+    digest = hashlib.sha256(f"ctxspec {__version__} examples of {name}".encode()).digest()
+    return int.from_bytes(digest[:16], "big")
+
+
+def example_policy(profile: str, seed: object = None) -> dict[str, Any]:
+    """What a run under `profile` draws (`seed`: hypothesis's, when exploring)."""
+    if profile in EXPLORING_PROFILES:
+        return {
+            "policy": "explore",
+            "maxExamples": settings.get_profile(profile).max_examples,
+            "seed": seed,  # None: each property drew its own random seed (printed on failure)
+            "hypothesis": hypothesis.__version__,
+            "statement": "random examples: an exploration, not a verdict",
+        }
+    return {
+        "policy": "fixed",
+        "maxExamples": settings.get_profile(profile).max_examples,
+        "seed": f"sha256('ctxspec {__version__} examples of <property>')",
+        "hypothesis": hypothesis.__version__,
+        "statement": "the same examples on every machine, run, profile and worker count",
+    }
