@@ -455,6 +455,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = _parser().parse_args(argv)
     try:
         code: int = options.run(options)
+        sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
     except UsageError as error:
         print(f"ctxspec {options.command}: error: {error}", file=sys.stderr)
         return USAGE_STATUS
