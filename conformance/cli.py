@@ -1,7 +1,7 @@
 """`ctxspec`: the command line over the pytest plugin and the tools around it.
 
-    ctxspec conform [--impl reference|pi@VERSION|NAME@VERSION|"<command>"] [--case ID] [-k EXPR]
-                    [--boundary B] [--junit FILE] [--json FILE] [--md FILE] [-n N] [-- pytest args]
+    ctxspec conform [--impl reference|pi@VERSION|NAME@VERSION|"<command>"] [--case ID] [--op OP]
+                    [-k EXPR] [--boundary B] [--junit FILE] [--json FILE] [--md FILE] [-n N] [--]
     ctxspec impl install NAME@VERSION   install a named implementation into the cache
     ctxspec impl lock pi@VERSION        commit-ready lock of an installed Pi (from a checkout)
     ctxspec impl list                   the families ctxspec installs, and the locked Pi versions

@@ -12,7 +12,8 @@ errors), before anything runs; never a traceback:
   `impl_spec`, `pi_range`, `input_file`, `input_dir`, `output_file`, `output_dir`.
 - `UsageError(argument, message)`: raised by the checks that need more than one value or
   the corpus: `require` (a type function applied later), `check_selection`,
-  `check_expectations`, `read_results`. `ctxspec`'s `main` prints it the same way.
+  `check_expectations` (with `suite_properties`, the property names), `read_results`.
+  `ctxspec`'s `main` prints it the same way.
 
 The `--impl` rule (`impl_spec`): `reference`, `NAME@VERSION` of a family in
 `adapters.named.FAMILIES` (a bare family name takes its default version), or a command
@@ -85,7 +86,7 @@ _NAMED_WORD: Final = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*@\S*")
 _RECORD_KEYS: Final = ("id", "kind", "status", "boundary", "op")  # what the readers use
 
 
-def one_line(text: str) -> str:
+def _one_line(text: str) -> str:
     """`text` with its lines joined by ` | ` (a YAML error spans several)."""
     return " | ".join(line.strip() for line in str(text).splitlines() if line.strip())
 
@@ -94,7 +95,7 @@ class UsageError(Exception):
     """Bad input to ctxspec: `argument` (`--case`, or None) and what was expected."""
 
     def __init__(self, argument: str | None, message: str) -> None:
-        super().__init__(one_line(message))
+        super().__init__(_one_line(message))
         self.argument = argument
 
     def __str__(self) -> str:
@@ -106,7 +107,7 @@ class Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line on stderr and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(USAGE_STATUS, f"{self.prog}: error: {one_line(message)}\n")
+        self.exit(USAGE_STATUS, f"{self.prog}: error: {_one_line(message)}\n")
 
 
 def _refuse(expected: str, text: str) -> NoReturn:
