@@ -250,3 +250,21 @@ class TestTypes:
         names = cli_args.suite_properties()
         assert {"test_head_is_a_prefix", "test_trust_matches_reference"} <= names
         assert "test_case" not in names
+
+
+def test_plugin_alone_refuses_a_broken_expectations_file(files: Path) -> None:
+    """Run by pytest itself (no ctxspec to check first): pytest's usage error, no INTERNALERROR."""
+    ini = str(Path(conformance.__file__).parent / "suite" / "pytest.ini")
+    argv = ["-c", ini, "-p", "conformance.plugin", "--pyargs", "conformance.suite"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *argv, "--expectations", "broken.yaml"],
+        capture_output=True,
+        text=True,
+        cwd=files,
+        env=dict(os.environ, PYTHONPATH=CHECKOUT),
+        timeout=GUARD,
+        check=False,
+    )
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert "INTERNALERROR" not in done.stdout + done.stderr
+    assert "ERROR: broken.yaml:2:1: expectations are not YAML" in done.stderr
