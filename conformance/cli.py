@@ -1,7 +1,7 @@
 """`ctxspec`: the command line over the pytest plugin and the tools around it.
 
-    ctxspec conform [--impl reference|pi@VERSION|NAME@VERSION|"<command>"] [--case ID] [-k EXPR]
-                    [--boundary B] [--junit FILE] [--json FILE] [--md FILE] [-n N] [-- pytest args]
+    ctxspec conform [--impl reference|pi@VERSION|NAME@VERSION|"<command>"] [--case ID] [--op OP]
+                    [-k EXPR] [--boundary B] [--junit FILE] [--json FILE] [--md FILE] [-n N] [--]
     ctxspec impl install NAME@VERSION   install a named implementation into the cache
     ctxspec impl lock pi@VERSION        commit-ready lock of an installed Pi (from a checkout)
     ctxspec impl list                   the families ctxspec installs, and the locked Pi versions
@@ -14,15 +14,19 @@
     ctxspec bench [SIZE ...] [--compare]  benchmark report with plots; ratio gate (bench group)
     ctxspec bench --impl A --impl B [SIZE ...]  any implementations side by side in one report
 
-Exit status: 0 when nothing failed, errored or passed unexpectedly; pytest's otherwise
-(1 failures, 2 interrupted, a broken corpus or an install that failed, 4 bad usage,
-5 nothing selected), and 6 when the implementation did not start (one error, no cases).
+Exit status (docs/cli.md): 0 when nothing failed, errored or passed unexpectedly;
+1 when something did; 2 bad usage: an argument ctxspec refuses, a selection that matches
+no case or property, an expectations file that cannot be read or names an id the suite
+does not have, an install that failed, a broken corpus (one line on stderr each, from
+`cli_args`; pytest's own usage status 4 and its "nothing selected" 5 become 2), or a run
+interrupted; 3 an internal error (a bug); 6 the implementation did not start.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -38,8 +42,31 @@ from conformance.adapters import FAMILIES, PI_NAME, InstallError, canonical_name
 from conformance.adapters import pi as pi_adapter
 from conformance.adapters.named import install, parse_named
 from conformance.adapters.pi import PI_VERSION
-from conformance.cases import lint, load_cases, load_cases_from
+from conformance.cases import BOUNDARIES, lint, load_cases, load_cases_from
 from conformance.changelog import main_changelog
+from conformance.cli_args import (
+    USAGE_STATUS,
+    Parser,
+    UsageError,
+    check_expectations,
+    check_selection,
+    fraction,
+    impl_spec,
+    input_dir,
+    input_file,
+    keyword,
+    lengths,
+    output_file,
+    pi_range,
+    positive_int,
+    read_results,
+    require,
+    seconds,
+    size,
+    sizes,
+    workers,
+)
+from conformance.cli_args import flavours as flavour_list
 from conformance.errors import CorpusError
 from conformance.expectations import default_expectations_file, load_expectations
 from conformance.expectations_write import load_changes, write_expectations
@@ -74,6 +101,8 @@ def conform_args(options: argparse.Namespace) -> list[str]:
         args += ["--case", case_id]
     for boundary in options.boundary:
         args += ["--boundary", boundary]
+    for op in options.op:
+        args += ["--op", op]
     if options.k:
         args += ["-k", options.k]
     if options.expectations:
@@ -102,18 +131,20 @@ def _conform(options: argparse.Namespace) -> int:
     if options.seed is not None and not (
         options.explore or options.profile in {"explore", "dev", "sweep"}
     ):
-        print(
-            "ctxspec: --seed: only with --explore (the verdict's examples are fixed)",
-            file=sys.stderr,
-        )
-        return 2
+        raise UsageError("--seed", "only with --explore (the verdict's examples are fixed)")
+    check_selection(options.case, options.boundary, options.op)
     options.impl = canonical_name(options.impl)
+    check_expectations(options.expectations, options.impl)
     try:
         prepare(options.impl)  # before pytest, so progress and errors are plain to see
     except InstallError as error:
         print(f"ctxspec: {error}", file=sys.stderr)
         return 2
-    return int(pytest.main(conform_args(options)))
+    code = pytest.main(conform_args(options))
+    if code == pytest.ExitCode.NO_TESTS_COLLECTED:  # -k or pytest's own selection
+        what = f"{options.k!r} matches" if options.k else "the selection matches"
+        raise UsageError("-k" if options.k else None, f"{what} no case or property")
+    return USAGE_STATUS if code == pytest.ExitCode.USAGE_ERROR else int(code)
 
 
 def _impl(options: argparse.Namespace) -> int:
@@ -124,10 +155,9 @@ def _impl(options: argparse.Namespace) -> int:
         return 0
     named = parse_named(options.name or "")
     if named is None:
-        print(
-            f"ctxspec: {options.name!r} is not NAME@VERSION of {sorted(FAMILIES)}", file=sys.stderr
-        )
-        return 2
+        families = ", ".join(sorted(FAMILIES))
+        expected = f"NAME@VERSION of a family ({families}), e.g. pi@{PI_VERSION}"
+        raise UsageError("name", f"expected {expected}, got {options.name or ''!r}")
     try:
         launch = install(named)
     except InstallError as error:
@@ -144,11 +174,15 @@ def _lock(family: str, version: str) -> int:
     if family != "pi":
         print("ctxspec: `impl lock` is for pi@VERSION", file=sys.stderr)
         return 2
-    source = pi_adapter.ensure_installed(version, quiet=True).root
-    target = Path(pi_adapter.__file__).parent / "locks" / version
-    target.mkdir(parents=True, exist_ok=True)
-    for name in ("package.json", "package-lock.json"):
-        (target / name).write_bytes((source / name).read_bytes())
+    try:
+        source = pi_adapter.ensure_installed(version, quiet=True).root
+        target = Path(pi_adapter.__file__).parent / "locks" / version
+        target.mkdir(parents=True, exist_ok=True)
+        for name in ("package.json", "package-lock.json"):
+            (target / name).write_bytes((source / name).read_bytes())
+    except (InstallError, OSError) as error:
+        print(f"ctxspec: pi@{version}: {error}", file=sys.stderr)
+        return 2
     print(f"pi@{version}: lock written to {target}")
     return 0
 
@@ -163,11 +197,7 @@ def _expectations(options: argparse.Namespace) -> int:
         stem = re.sub(r"[^a-z0-9.]+", "-", impl.lower()).strip("-")
         target = Path(shipped) if shipped else Path("conformance/expectations") / f"{stem}.yaml"
     if options.source:
-        try:
-            results = json.loads(Path(options.source).read_text())
-        except (OSError, ValueError) as error:
-            print(f"ctxspec: cannot read results {options.source}: {error}", file=sys.stderr)
-            return 2
+        results = read_results("--from", options.source)
     else:
         with tempfile.TemporaryDirectory(prefix="ctxspec-expect-") as scratch:
             out = Path(scratch) / "results.json"
@@ -182,7 +212,10 @@ def _expectations(options: argparse.Namespace) -> int:
                 return 2
             results = json.loads(out.read_text())
     family = named.family.name if named else impl
-    changes = load_changes(family, options.changes)
+    try:
+        changes = load_changes(family, options.changes)
+    except CorpusError as error:
+        raise UsageError("--changes" if options.changes else None, str(error)) from None
     baseline = None
     if named is not None and named.family.name == "pi" and named.version != PI_VERSION:
         pinned = load_expectations(default_expectations_file(PI_NAME), PI_NAME)
@@ -199,6 +232,12 @@ def _expectations(options: argparse.Namespace) -> int:
 
 
 def _changelog(options: argparse.Namespace) -> int:
+    if options.rerender:
+        if not options.data:
+            raise UsageError("--rerender", "needs --data FILE (written by an earlier run)")
+        _check_changelog_data(options.data)
+    elif options.data:
+        require("--data", output_file, options.data)
     try:
         return main_changelog(
             options.range,
@@ -210,6 +249,16 @@ def _changelog(options: argparse.Namespace) -> int:
     except (ValueError, InstallError) as error:
         print(f"ctxspec: {error}", file=sys.stderr)
         return 2
+
+
+def _check_changelog_data(path: str) -> None:
+    require("--data", input_file, path)
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+    except (OSError, ValueError) as error:
+        raise UsageError("--data", f"cannot read {path!r}: {error}") from None
+    if not (isinstance(data, dict) and {"versions", "changes", "runs"} <= data.keys()):
+        raise UsageError("--data", f"{path!r} is not the --data of an earlier changelog run")
 
 
 def _cases(options: argparse.Namespace) -> int:
@@ -234,6 +283,9 @@ def _bench(options: argparse.Namespace) -> int:
     if not (root / "report.py").is_file():
         print("ctxspec: bench runs from a checkout (benchmarks/ is not installed)", file=sys.stderr)
         return 2
+    if options.baseline is not None:
+        check = input_file if options.compare else output_file
+        require("--baseline", check, str(options.baseline))
     command = [sys.executable, str(root / "report.py"), *options.sizes]
     if options.batch is not None:
         command += ["--batch", options.batch]
@@ -255,12 +307,13 @@ def _bench(options: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ctxspec", description=__doc__.split("\n\n")[0])
+    parser = Parser(prog="ctxspec", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
 
     conform = commands.add_parser("conform", help="run the suite against an implementation")
     conform.add_argument(
         "--impl",
+        type=impl_spec,
         default="reference",
         help="reference (default), pi@VERSION, NAME@VERSION (`ctxspec impl list`), "
         "or a command speaking protocol v1",
@@ -268,19 +321,42 @@ def _parser() -> argparse.ArgumentParser:
     conform.add_argument(
         "--case", action="append", default=[], metavar="ID", help="only this case (repeatable)"
     )
-    conform.add_argument("--boundary", action="append", default=[], help="only this boundary")
-    conform.add_argument("-k", default=None, help="pytest -k expression over case ids")
-    conform.add_argument("--expectations", default=None, help="known-divergences YAML file")
-    conform.add_argument("--junit", default=None, metavar="FILE", help="write JUnit XML")
-    conform.add_argument("--json", default=None, metavar="FILE", help="write JSON results")
-    conform.add_argument("--md", default=None, metavar="FILE", help="write a Markdown summary")
     conform.add_argument(
-        "-n", dest="numprocesses", default=None, help="parallel workers (pytest-xdist), e.g. auto"
+        "--boundary",
+        action="append",
+        default=[],
+        choices=sorted(BOUNDARIES),
+        help="only this boundary's cases and properties (repeatable)",
     )
-    conform.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
+    conform.add_argument(
+        "--op", action="append", default=[], help="only cases of this op (repeatable)"
+    )
+    conform.add_argument(
+        "-k", type=keyword, default=None, help="pytest -k expression over case ids"
+    )
+    conform.add_argument(
+        "--expectations", default=None, help="known-divergences YAML file (`none`: no file)"
+    )
+    conform.add_argument(
+        "--junit", type=output_file, default=None, metavar="FILE", help="write JUnit XML"
+    )
+    conform.add_argument(
+        "--json", type=output_file, default=None, metavar="FILE", help="write JSON results"
+    )
+    conform.add_argument(
+        "--md", type=output_file, default=None, metavar="FILE", help="write a Markdown summary"
+    )
+    conform.add_argument(
+        "-n",
+        dest="numprocesses",
+        type=workers,
+        default=None,
+        help="parallel workers (pytest-xdist), e.g. auto",
+    )
+    conform.add_argument("--timeout", type=seconds, default=30.0, help="seconds per request")
     conform.add_argument(
         "--max-answer-bytes",
-        type=int,
+        type=positive_int,
         default=None,
         help="longest answer line accepted (default 64 MiB); a longer one is an error",
     )
@@ -313,30 +389,47 @@ def _parser() -> argparse.ArgumentParser:
 
     cases = commands.add_parser("cases", help="list or lint the corpus")
     cases.add_argument("action", choices=("list", "lint"))
-    cases.add_argument("--root", metavar="DIR", help="cases laid out as corpora/cases/ elsewhere")
+    cases.add_argument(
+        "--root", type=input_dir, metavar="DIR", help="cases laid out as corpora/cases/ elsewhere"
+    )
     cases.set_defaults(run=_cases)
 
     bench = commands.add_parser("bench", help="write the benchmark report (needs the bench group)")
-    bench.add_argument("sizes", nargs="*", help="stream input sizes, e.g. 16MiB 256MiB 1GiB")
-    bench.add_argument("--batch", metavar="SIZE,...", help="batch head/tail sizes (16MiB,64MiB)")
+    bench.add_argument(
+        "sizes",
+        nargs="*",
+        type=size,
+        metavar="SIZE",
+        help="stream input sizes, e.g. 16MiB 256MiB 1GiB",
+    )
+    bench.add_argument(
+        "--batch", type=sizes, metavar="SIZE,...", help="batch head/tail sizes (16MiB,64MiB)"
+    )
     bench.add_argument(
         "--compare", action="store_true", help="fail when a ratio falls below the baseline"
     )
     bench.add_argument("--baseline", type=Path, help="baseline file (benchmarks/baseline.json)")
-    bench.add_argument("--tolerance", type=float, help="allowed fall of a ratio (0.25)")
+    bench.add_argument("--tolerance", type=fraction, help="allowed fall of a ratio (0.25)")
     bench.add_argument("--save-baseline", action="store_true", help="write this run's ratios")
     bench.add_argument(
         "--impl",
+        type=impl_spec,
         action="append",
         default=[],
         help="measure this implementation too, side by side in one report (repeatable): "
         "reference, pi@VERSION, NAME@VERSION or a command speaking protocol v1",
     )
-    bench.add_argument("--entries", metavar="N,...", help="session lengths (1000,10000,100000)")
-    bench.add_argument("--flavours", metavar="F,...", help="stream log flavours (all five)")
-    bench.add_argument("--rounds", type=int, help="requests per figure, medians (3)")
-    bench.add_argument("--timeout", type=float, help="seconds per request (600)")
-    bench.add_argument("--ratio-to", help="ratios against this one (the first pi@ given)")
+    bench.add_argument(
+        "--entries", type=lengths, metavar="N,...", help="session lengths (1000,10000,100000)"
+    )
+    bench.add_argument(
+        "--flavours", type=flavour_list, metavar="F,...", help="stream log flavours (all five)"
+    )
+    bench.add_argument("--rounds", type=positive_int, help="requests per figure, medians (3)")
+    bench.add_argument("--timeout", type=seconds, help="seconds per request (600)")
+    bench.add_argument(
+        "--ratio-to", type=impl_spec, help="ratios against this one (the first pi@ given)"
+    )
     bench.set_defaults(run=_bench)
     return parser
 
@@ -344,17 +437,29 @@ def _parser() -> argparse.ArgumentParser:
 def _add_tool_commands(commands: Any) -> None:
     expect = commands.add_parser("expectations", help="write an expectations file from a run")
     expect.add_argument("action", choices=("write",))
-    expect.add_argument("--impl", required=True, help="the implementation (pi@1.6.0, a command)")
+    expect.add_argument(
+        "--impl", type=impl_spec, required=True, help="the implementation (pi@1.6.0, a command)"
+    )
     expect.add_argument("--from", dest="source", metavar="RESULTS", help="a --json results file")
-    expect.add_argument("--file", help="the expectations file (default: the shipped one)")
-    expect.add_argument("--changes", help="change catalogue (default: expectations/changes/)")
-    expect.add_argument("-n", dest="numprocesses", default="auto", help="parallel workers")
+    expect.add_argument(
+        "--file", type=output_file, help="the expectations file (default: the shipped one)"
+    )
+    expect.add_argument(
+        "--changes", type=input_file, help="change catalogue (default: expectations/changes/)"
+    )
+    expect.add_argument(
+        "-n", dest="numprocesses", type=workers, default="auto", help="parallel workers"
+    )
     expect.set_defaults(run=_expectations)
 
     changelog = commands.add_parser("changelog", help="behaviour changes between releases")
-    changelog.add_argument("range", help="pi@A..pi@B")
-    changelog.add_argument("--out", help="write the Markdown page here (default: stdout)")
-    changelog.add_argument("-n", dest="numprocesses", default=None, help="parallel workers")
+    changelog.add_argument("range", type=pi_range, help="pi@A..pi@B")
+    changelog.add_argument(
+        "--out", type=output_file, help="write the Markdown page here (default: stdout)"
+    )
+    changelog.add_argument(
+        "-n", dest="numprocesses", type=workers, default=None, help="parallel workers"
+    )
     changelog.add_argument("--data", help="save the outcomes as JSON (or read them: --rerender)")
     changelog.add_argument(
         "--rerender", action="store_true", help="write the page from --data, running nothing"
@@ -368,7 +473,18 @@ def _add_tool_commands(commands: Any) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     options = _parser().parse_args(argv)
-    code: int = options.run(options)
+    try:
+        code: int = options.run(options)
+        sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
+    except UsageError as error:
+        print(f"ctxspec {options.command}: error: {error}", file=sys.stderr)
+        return USAGE_STATUS
+    except CorpusError as error:
+        print(f"ctxspec {options.command}: error: broken corpus: {error}", file=sys.stderr)
+        return USAGE_STATUS
+    except BrokenPipeError:  # `ctxspec cases list | head`: the reader left, no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return code
 
 

@@ -55,7 +55,12 @@ def load_expectations(path: str | None, implementation: str) -> Expectations:
         return Expectations(implementation=implementation)
     try:
         data: Any = yaml.safe_load(Path(path).read_text("utf-8")) or {}
-    except (OSError, yaml.YAMLError) as error:
+    except yaml.MarkedYAMLError as error:  # one line: where, and what the parser expected
+        mark = error.problem_mark
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+        problem = error.problem or error.context
+        raise CorpusError(f"{path}{where}: expectations are not YAML: {problem}") from None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
         raise CorpusError(f"{path}: cannot read expectations: {error}") from None
     if not isinstance(data, dict):
         raise CorpusError(f"{path}: expectations must be a mapping")

@@ -60,6 +60,16 @@ from conformance.adapters import (
 )
 from conformance.adapters.base import Implementation, Reply
 from conformance.cases import BOUNDARIES, expand
+from conformance.cli_args import (
+    UsageError,
+    count,
+    impl_spec,
+    output_dir,
+    output_file,
+    positive_int,
+    seconds,
+)
+from conformance.cli_args import seed as seed_type
 from conformance.compare import Difference, differences, render, visible
 from conformance.errors import AdapterError, StartupFailed, StopAfterTimeout
 from conformance.protocol import OpError, validate_shape
@@ -759,24 +769,33 @@ def add_fuzz_command(commands: Any) -> None:
         help="differential fuzzing of an implementation against another (Pi by default)",
         description=f"Exit status: {statuses}.",
     )
-    parser.add_argument("--impl", required=True, help="the implementation under test")
-    parser.add_argument("--against", default=None, help="the oracle (default pi@0.85.0)")
+    parser.add_argument(
+        "--impl", type=impl_spec, required=True, help="the implementation under test"
+    )
+    parser.add_argument(
+        "--against", type=impl_spec, default=None, help="the oracle (default pi@0.85.0)"
+    )
     parser.add_argument(
         "--op", action="append", default=[], help="only this op (repeatable; default all)"
     )
-    parser.add_argument("--examples", type=int, default=100, help="examples per op (100)")
-    parser.add_argument("--seed", type=int, default=None, help="seed (default: random, printed)")
+    parser.add_argument("--examples", type=positive_int, default=100, help="examples per op (100)")
+    parser.add_argument("--seed", type=seed_type, default=None, help="seed (default: random)")
     parser.add_argument(
         "--shrink-calls",
-        type=int,
+        type=count,
         default=DEFAULT_SHRINK_CALLS,
         help=f"new requests the shrinker may send per op ({DEFAULT_SHRINK_CALLS})",
     )
     parser.add_argument(
-        "--write-cases", metavar="DIR", help="append minimal cases to DIR/<boundary>/fuzz-<op>.yaml"
+        "--write-cases",
+        type=output_dir,
+        metavar="DIR",
+        help="append minimal cases to DIR/<boundary>/fuzz-<op>.yaml",
     )
-    parser.add_argument("--json", metavar="FILE", help="write the per-op report as JSON")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
+    parser.add_argument(
+        "--json", type=output_file, metavar="FILE", help="write the per-op report as JSON"
+    )
+    parser.add_argument("--timeout", type=seconds, default=30.0, help="seconds per request")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     parser.set_defaults(run=main_fuzz)
 
@@ -786,8 +805,7 @@ def main_fuzz(options: Any) -> int:
     against_name = canonical_name(options.against or PI_NAME)
     unknown = [op for op in options.op if op not in OP_ARGS]
     if unknown:
-        print(f"ctxspec fuzz: no strategy for {unknown}; ops: {sorted(OP_ARGS)}", file=sys.stderr)
-        return 2
+        raise UsageError("--op", f"no strategy for {unknown}; ops: {', '.join(sorted(OP_ARGS))}")
     if options.examples < 1 or options.shrink_calls < 0:
         print("ctxspec fuzz: --examples must be >= 1 and --shrink-calls >= 0", file=sys.stderr)
         return 2

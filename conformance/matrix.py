@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from conformance.cli_args import impl_spec, output_dir, read_results, seconds, workers
 from conformance.results import FAILING, LISTED, STATUSES, divergence_classes, slug
 
 __all__ = ["add_matrix_command", "build_matrix", "run_matrix", "slug", "write_matrix"]
@@ -351,13 +352,7 @@ def write_matrix(matrix: Mapping[str, Any], out: Path) -> None:
 
 def _main(options: argparse.Namespace) -> int:
     out = Path(options.out)
-    results: list[dict[str, Any]] = []
-    for source in options.sources:
-        try:
-            results.append(json.loads(Path(source).read_text()))
-        except (OSError, ValueError) as error:
-            print(f"ctxspec: cannot read results {source}: {error}", file=sys.stderr)
-            return 2
+    results = [read_results("--from", source) for source in options.sources]
     if options.impl:
         results += run_matrix(options.impl, out, jobs=options.numprocesses, timeout=options.timeout)
     if not results:
@@ -377,12 +372,16 @@ def _main(options: argparse.Namespace) -> int:
 def add_matrix_command(commands: Any) -> None:
     """The `matrix` subcommand of `ctxspec`."""
     matrix = commands.add_parser("matrix", help="HTML/JSON matrix and badges over implementations")
-    matrix.add_argument("--impl", action="append", default=[], help="run this one (repeatable)")
+    matrix.add_argument(
+        "--impl", type=impl_spec, action="append", default=[], help="run this one (repeatable)"
+    )
     matrix.add_argument(
         "--from", dest="sources", action="append", default=[], metavar="RESULTS",
         help="a results file from `ctxspec conform --json` (repeatable)",
     )  # fmt: skip
-    matrix.add_argument("--out", default="reports/matrix", help="output directory")
-    matrix.add_argument("-n", dest="numprocesses", default=None, help="parallel workers per run")
-    matrix.add_argument("--timeout", type=float, default=None, help="seconds per request")
+    matrix.add_argument("--out", type=output_dir, default="reports/matrix", help="output directory")
+    matrix.add_argument(
+        "-n", dest="numprocesses", type=workers, default=None, help="parallel workers per run"
+    )
+    matrix.add_argument("--timeout", type=seconds, default=None, help="seconds per request")
     matrix.set_defaults(run=_main)

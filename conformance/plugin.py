@@ -45,6 +45,7 @@ from conformance.check import CaseMismatch
 from conformance.compare import shorten
 from conformance.errors import (
     AdapterError,
+    CorpusError,
     EnvironmentMissing,
     StartupFailed,
     StopAfterTimeout,
@@ -173,8 +174,11 @@ def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("expectations") or default_expectations_file(impl)
     if path == "none":  # judge against the corpus alone (the changelog's runs)
         path = None
-    expectations = load_expectations(path, impl)
-    expectations.check_ids(case.id for case in load_cases())
+    try:  # bad input, not a crash of the run: one `ERROR:` line and pytest's usage status
+        expectations = load_expectations(path, impl)
+        expectations.check_ids(case.id for case in load_cases())
+    except CorpusError as error:
+        raise pytest.UsageError(str(error)) from None
     config.stash[_expectations_key] = expectations
     config.stash[_records_key] = []
 

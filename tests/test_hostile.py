@@ -381,11 +381,11 @@ class TestStartup:
         assert code == STARTUP_FAILED_STATUS, output
         assert "cannot run '/nonexistent/ctxspec-impl'" in output
 
-    def test_empty_command_is_a_startup_failure(self, tmp_path: Path) -> None:
-        """An `--impl` that names no command stops the run the same way, naming the problem."""
+    def test_empty_command_is_refused_before_the_run(self, tmp_path: Path) -> None:
+        """An `--impl` that names no command is bad usage: one line naming --impl, status 2."""
         code, output, _ = conform(tmp_path, "--impl", " ")
-        assert code == STARTUP_FAILED_STATUS, output
-        assert "--impl needs `reference`" in output
+        assert code == 2, output
+        assert "argument --impl: expected reference, NAME@VERSION or a command" in output
 
     def test_startup_failure_under_xdist(self, tmp_path: Path, fake: Fake) -> None:
         """With workers, the controller checks once, before any worker starts."""

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from conformance.cases import load_cases
 from conformance.examples import VERDICT_EXAMPLES, property_seed
 from conformance.recording import read_failures
 
@@ -62,7 +63,8 @@ def test_same_verdict_with_and_without_ci_and_any_worker_count(tmp_path: Path) -
 
 
 def test_every_report_states_the_example_policy(tmp_path: Path) -> None:
-    _, data = run(tmp_path, "r", "--case", "tail-empty-content", ci=False)
+    first = next(c.id for c in load_cases() if c.op == "truncate.tail")
+    _, data = run(tmp_path, "r", "--case", first, ci=False)
     policy = data["header"]["examples"]
     assert policy["policy"] == "fixed"
     assert policy["maxExamples"] == VERDICT_EXAMPLES
