@@ -1,7 +1,8 @@
-"""Sessions: tests, conform (per implementation), bench, lint. `nox -l` lists them.
+"""Sessions: tests, conform (per implementation), bench, lint, docs. `nox -l` lists them.
 
 The default set is what CI runs: ctxspec's tests, the suite against the reference, Pi
-0.85.0 (the pin) and Pi 1.6.0 (the newest release), and the lint. The long matrices are
+0.85.0 (the pin) and Pi 1.6.0 (the newest release), the lint, and the docs site built with
+warnings as errors. The long matrices are
 sessions of their own, outside the default set: `conform_releases` (every other Pi
 release with a shipped expectations file), `conform_ports` (the forks and ports),
 `changelog` (the bisection page), `matrix` (the HTML report over all of them) and
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import nox
 
-nox.options.sessions = ["tests", "conform", "lint"]
+nox.options.sessions = ["tests", "conform", "lint", "docs"]
 nox.options.reuse_existing_virtualenvs = True
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
@@ -118,6 +119,14 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "format", "--check", "reference", "conformance")
     session.run("mypy")
     session.run("ctxspec", "cases", "lint")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """The docs site (mkdocs.yml, docs/): `mkdocs build --strict`, every warning an error."""
+    session.install("-U", "pip")
+    session.install(*nox.project.dependency_groups(PYPROJECT, "docs"))
+    session.run("mkdocs", "build", "--strict", *session.posargs)
 
 
 @nox.session(default=False)
