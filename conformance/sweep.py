@@ -12,7 +12,8 @@ the corpus already shows the same class on this implementation. A request where 
 reference and the oracle differ is a reference bug and is reported first.
 
 Exit status: 0 nothing new to pin; 1 new cases (written with `--write-cases`); 2 bad
-usage or an install failure; 4 the reference differs from the oracle.
+usage or an install failure; 3 a seed's run did not complete; 4 the reference differs
+from the oracle.
 """
 
 from __future__ import annotations
@@ -76,22 +77,35 @@ class Pinned:
     requests: int  # distinct requests asked
 
 
+class RunFailed(RuntimeError):
+    """A seed's conform run did not complete: its failures cannot be trusted as a count."""
+
+
 def run_seeds(
     impl_name: str, seeds: Iterable[int], record: Path, jobs: str | None, log: Any
 ) -> dict[int, list[str]]:
-    """Run the properties once per seed, recording failures; the failing properties by seed."""
+    """Run the properties once per seed, recording failures; the failing properties by seed.
+
+    A run that did not complete (no results file, or an exit status other than 0 or 1)
+    raises `RunFailed`: a seed with no failures must mean that nothing failed."""
     failing: dict[int, list[str]] = {}
     for seed in seeds:
         before = len(read_failures(record))
+        results = record.with_name(f"{record.name}.seed-{seed}.json")
+        results.unlink(missing_ok=True)
         command = [
             sys.executable, "-m", "conformance.cli", "conform", "--impl", impl_name,
             "--profile", "sweep", "--seed", str(seed), "--expectations", "none",
-            "-k", PROPERTIES_ONLY,
+            "-k", PROPERTIES_ONLY, "--json", str(results),
         ]  # fmt: skip
         if jobs:
             command += ["-n", jobs]
         command += ["--", "--record-requests", str(record)]
-        subprocess.run(command, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        done = subprocess.run(command, check=False, capture_output=True, text=True)
+        if done.returncode not in (0, 1) or not results.is_file():
+            tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+            raise RunFailed(f"seed {seed}: conform exited {done.returncode}: {' | '.join(tail)}")
+        results.unlink()
         failures = read_failures(record)[before:]
         failing[seed] = sorted({f["property"] for f in failures})
         log(f"seed {seed}: {len(failing[seed])} failing {', '.join(failing[seed]) or '-'}")
@@ -191,7 +205,11 @@ def main_sweep(options: Any) -> int:
     with tempfile.TemporaryDirectory(prefix="ctxspec-sweep-") as scratch:
         record = Path(options.record) if options.record else Path(scratch) / "requests.jsonl"
         seeds = range(options.first_seed, options.first_seed + options.seeds)
-        by_seed = run_seeds(impl_name, seeds, record, options.numprocesses, log)
+        try:
+            by_seed = run_seeds(impl_name, seeds, record, options.numprocesses, log)
+        except RunFailed as error:
+            print(f"ctxspec sweep: {error}", file=sys.stderr)
+            return 3
         failures = read_failures(record)
     requests = [request for failure in failures for request in failure["requests"]]
     impl = open_implementation(impl_name)
