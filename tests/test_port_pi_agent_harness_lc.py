@@ -11,6 +11,7 @@ from conformance.adapters import open_implementation
 from conformance.adapters.base import Implementation
 from conformance.adapters.cache import cache_root
 from conformance.adapters.named import parse_named
+from conformance.adapters.ports.pyrun import PYRUN
 from conformance.adapters.ports import pi_agent_harness_lc
 
 SPEC = "pi-agent-harness-lc@0.6.0"
@@ -46,9 +47,9 @@ class TestPiAgentHarnessLc:
         first = pi_agent_harness_lc.install("0.6.0", quiet=True)
         second = pi_agent_harness_lc.install("0.6.0", quiet=True)
         assert first.argv == second.argv
-        python, script = (Path(arg) for arg in first.argv)
+        python, launcher, script = (Path(arg) for arg in first.argv)
         assert python.is_relative_to(cache_root() / "impls" / "pi-agent-harness-lc-0.6.0")
-        assert script == pi_agent_harness_lc.ADAPTER
+        assert (launcher, script) == (PYRUN, pi_agent_harness_lc.ADAPTER)
 
     def test_hello_lists_the_ops(self, impl: Implementation) -> None:
         """hello names the port and lists only the ops its API answers."""

@@ -11,6 +11,7 @@ from conformance.adapters import open_implementation
 from conformance.adapters.base import Implementation
 from conformance.adapters.cache import cache_root
 from conformance.adapters.named import parse_named
+from conformance.adapters.ports.pyrun import PYRUN
 from conformance.adapters.ports import pi_agents_py
 
 SPEC = "pi-agents-py@0.58.3"
@@ -46,9 +47,9 @@ class TestPiAgentsPy:
         first = pi_agents_py.install("0.58.3", quiet=True)
         second = pi_agents_py.install("0.58.3", quiet=True)
         assert first.argv == second.argv
-        python, script = (Path(arg) for arg in first.argv)
+        python, launcher, script = (Path(arg) for arg in first.argv)
         assert python.is_relative_to(cache_root() / "impls" / "pi-agents-py-0.58.3")
-        assert script == pi_agents_py.ADAPTER
+        assert (launcher, script) == (PYRUN, pi_agents_py.ADAPTER)
         assert first.env == {"PYTHONDONTWRITEBYTECODE": "1"}
 
     def test_hello_lists_the_ops(self, impl: Implementation) -> None:

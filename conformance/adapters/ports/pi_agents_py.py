@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Final
 
 from conformance.adapters.named import Launch
-from conformance.adapters.ports.pyvenv import ensure_venv
+from conformance.adapters.ports.pyvenv import adapter_launch, ensure_venv
 
 __all__ = ["ADAPTER", "install", "requirements"]
 
@@ -49,4 +49,4 @@ def requirements(version: str) -> list[str]:
 def install(version: str, *, quiet: bool = False) -> Launch:
     """The port's venv on first use (cached), and the adapter run by its python."""
     python = ensure_venv(f"pi-agents-py-{version}", requirements(version), quiet=quiet)
-    return Launch(argv=[str(python), str(ADAPTER)], env={"PYTHONDONTWRITEBYTECODE": "1"})
+    return adapter_launch(python, ADAPTER)
