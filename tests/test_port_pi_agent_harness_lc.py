@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,8 +13,8 @@ from conformance.adapters import open_implementation
 from conformance.adapters.base import Implementation
 from conformance.adapters.cache import cache_root
 from conformance.adapters.named import parse_named
-from conformance.adapters.ports.pyrun import PYRUN
 from conformance.adapters.ports import pi_agent_harness_lc
+from conformance.adapters.ports.pyrun import PYRUN
 
 SPEC = "pi-agent-harness-lc@0.6.0"
 
@@ -41,6 +43,17 @@ class TestPiAgentHarnessLc:
         assert pins[:2] == ["pi-agent-harness-lc==0.6.0", "pi-agent-core-lc==0.6.0"]
         assert all("==" in pin for pin in pins)
         assert any(pin.startswith("langchain-core==") for pin in pins)
+
+    def test_every_package_in_the_venv_is_pinned(self) -> None:
+        """The venv holds exactly the pinned packages: no dependency floats, so a verdict stays."""
+        python = Path(pi_agent_harness_lc.install("0.6.0", quiet=True).argv[0])
+        frozen = subprocess.run(
+            [python, "-m", "pip", "freeze", "--disable-pip-version-check"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        assert _normalized(frozen) == _normalized(pi_agent_harness_lc.requirements("0.6.0"))
 
     def test_install_is_cached(self) -> None:
         """A second install returns the same venv python from the cache and the adapter."""
@@ -73,3 +86,11 @@ class TestPiAgentHarnessLc:
         reply = impl.call("skills.format", {"skills": [skill], "fileReadTool": "bash"})
         assert reply.error is not None
         assert reply.error.type == "unsupported"
+
+
+def _normalized(pins: list[str]) -> set[str]:
+    """`Name_X==1.0` as PEP 503 names it: `name-x==1.0`."""
+    return {
+        re.sub(r"[-_.]+", "-", pin.split("==")[0]).lower() + "==" + pin.split("==")[1]
+        for pin in pins
+    }

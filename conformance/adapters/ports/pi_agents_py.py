@@ -18,8 +18,9 @@ ADAPTER: Final = Path(__file__).parent / "pi_agents_py_adapter.py"
 # The port pins nothing exactly (httpx[http2]>=0.27, jsonschema>=4.20, pyyaml>=6.0). None of
 # them is imported on the adapter's paths (truncate, tools, compaction, skills and the
 # agent's types use the standard library only), so they cannot change an answer; they are
-# pinned, with what they pull in, to the versions the 0.58.3 run was made with, so that
-# the venv is that one and a later release of any of them cannot break the install.
+# pinned, with what they pull in (the venv's whole `pip freeze`), to the versions the
+# 0.58.3 run was made with, so that the venv is that one and a later release of any of
+# them cannot break the install.
 _PINNED_0_58_3: Final = (
     "anyio==4.16.0",
     "attrs==26.1.0",
