@@ -48,7 +48,7 @@ class TestPiAgentHarnessLc:
         """The venv holds exactly the pinned packages: no dependency floats, so a verdict stays."""
         python = Path(pi_agent_harness_lc.install("0.6.0", quiet=True).argv[0])
         frozen = subprocess.run(
-            [python, "-m", "pip", "freeze", "--disable-pip-version-check"],
+            [python, "-I", "-m", "pip", "freeze", "--disable-pip-version-check"],
             capture_output=True,
             text=True,
             check=True,
@@ -60,9 +60,10 @@ class TestPiAgentHarnessLc:
         first = pi_agent_harness_lc.install("0.6.0", quiet=True)
         second = pi_agent_harness_lc.install("0.6.0", quiet=True)
         assert first.argv == second.argv
-        python, launcher, script = (Path(arg) for arg in first.argv)
-        assert python.is_relative_to(cache_root() / "impls" / "pi-agent-harness-lc-0.6.0")
-        assert (launcher, script) == (PYRUN, pi_agent_harness_lc.ADAPTER)
+        python, *flags, launcher, script = first.argv
+        assert Path(python).is_relative_to(cache_root() / "impls" / "pi-agent-harness-lc-0.6.0")
+        assert flags == ["-I", "-B"]  # only the venv: no PYTHONPATH, no user site
+        assert (Path(launcher), Path(script)) == (PYRUN, pi_agent_harness_lc.ADAPTER)
 
     def test_hello_lists_the_ops(self, impl: Implementation) -> None:
         """hello names the port and lists only the ops its API answers."""

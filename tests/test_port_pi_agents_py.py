@@ -48,7 +48,7 @@ class TestPiAgentsPy:
         """The venv holds exactly the pinned packages: no dependency floats, so a verdict stays."""
         python = Path(pi_agents_py.install("0.58.3", quiet=True).argv[0])
         frozen = subprocess.run(
-            [python, "-m", "pip", "freeze", "--disable-pip-version-check"],
+            [python, "-I", "-m", "pip", "freeze", "--disable-pip-version-check"],
             capture_output=True,
             text=True,
             check=True,
@@ -60,10 +60,10 @@ class TestPiAgentsPy:
         first = pi_agents_py.install("0.58.3", quiet=True)
         second = pi_agents_py.install("0.58.3", quiet=True)
         assert first.argv == second.argv
-        python, launcher, script = (Path(arg) for arg in first.argv)
-        assert python.is_relative_to(cache_root() / "impls" / "pi-agents-py-0.58.3")
-        assert (launcher, script) == (PYRUN, pi_agents_py.ADAPTER)
-        assert first.env == {"PYTHONDONTWRITEBYTECODE": "1"}
+        python, *flags, launcher, script = first.argv
+        assert Path(python).is_relative_to(cache_root() / "impls" / "pi-agents-py-0.58.3")
+        assert flags == ["-I", "-B"]  # only the venv: no PYTHONPATH, no user site
+        assert (Path(launcher), Path(script)) == (PYRUN, pi_agents_py.ADAPTER)
 
     def test_hello_lists_the_ops(self, impl: Implementation) -> None:
         """hello names the port and lists only the ops its API answers."""

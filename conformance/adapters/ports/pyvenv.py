@@ -51,7 +51,7 @@ def ensure_venv(name: str, requirements: Sequence[str], *, quiet: bool = False) 
 
 def adapter_launch(python: Path, adapter: Path) -> Launch:
     """How to start `adapter` in the venv of `python`: through `pyrun.py`, which gives it
-    ctxspec's protocol loop and tree code (standard library only) and nothing else of ctxspec."""
-    return Launch(
-        argv=[str(python), str(PYRUN), str(adapter)], env={"PYTHONDONTWRITEBYTECODE": "1"}
-    )
+    ctxspec's protocol loop and tree code (standard library only) and nothing else of
+    ctxspec. `-I` keeps the caller's PYTHON* variables (PYTHONPATH, PYTHONUTF8, ...) and
+    user site-packages out, so the port sees only its venv; `-B` writes no bytecode."""
+    return Launch(argv=[str(python), "-I", "-B", str(PYRUN), str(adapter)])
