@@ -1,12 +1,14 @@
 """Sessions: tests, conform (per implementation), bench, lint, docs. `nox -l` lists them.
 
-The default set is what CI runs: ctxspec's tests, the suite against the reference, Pi
-0.85.0 (the pin) and Pi 1.6.0 (the newest release), the lint, and the docs site built with
-warnings as errors. The long matrices are
-sessions of their own, outside the default set: `conform_releases` (every other Pi
-release with a shipped expectations file), `conform_ports` (the forks and ports),
-`changelog` (the bisection page), `matrix` (the HTML report over all of them) and
-`mutants` (mutation testing of reference/, the suite as the killer).
+The default set is what CI runs: ctxspec's tests, the suite against every implementation
+with a shipped expectations file (one `conform` session each: the reference, every Pi
+release, the fork and the ports, derived from `conformance/expectations/*.yaml`, so a new
+file is a new CI session), the lint and the docs site (warnings as errors).
+`conform_releases` (the Pi releases) and `conform_ports` (the fork and the ports) run a
+subset of those sessions. Outside the
+default set: `changelog` (the bisection page), `matrix` (the HTML report over every
+implementation), `bench` and `mutants` (mutation testing of reference/, the suite as
+the killer). docs/implementations.md has each conform session's wall time.
 """
 
 from __future__ import annotations
@@ -20,15 +22,29 @@ nox.options.sessions = ["tests", "conform", "lint", "docs"]
 nox.options.reuse_existing_virtualenvs = True
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
-IMPLEMENTATIONS = ["reference", "pi@0.85.0", "pi@1.6.0"]
 EXPECTATIONS = Path("conformance/expectations")
-RELEASES = sorted(
-    (p.stem.removeprefix("pi-") for p in EXPECTATIONS.glob("pi-*.yaml")
-     if re.fullmatch(r"pi-\d+\.\d+\.\d+", p.stem)),
-    key=lambda v: tuple(int(x) for x in v.split(".")),
-)  # fmt: skip
-OTHER_RELEASES = [f"pi@{v}" for v in RELEASES if f"pi@{v}" not in IMPLEMENTATIONS]
-PORTS = ["oh-my-pi@18.3.4", "pi-agents-py@0.58.3", "pi-agent-harness-lc@0.6.0"]
+
+
+def _shipped() -> list[str]:
+    """Every implementation with an expectations file, by the name in it: the reference,
+    the Pi releases oldest first, then the forks and ports by name."""
+    found = (
+        re.search(r"^implementation: (\S+)$", path.read_text("utf-8"), re.MULTILINE)
+        for path in EXPECTATIONS.glob("*.yaml")
+    )
+    names = [match.group(1) for match in found if match is not None]
+
+    def order(name: str) -> tuple[int, tuple[int, ...], str]:
+        family, _, version = name.partition("@")
+        rank = {"reference": 0, "pi": 1}.get(family, 2)
+        return rank, tuple(int(x) for x in re.findall(r"\d+", version)) if rank == 1 else (), name
+
+    return sorted(names, key=order)
+
+
+IMPLEMENTATIONS = _shipped()
+RELEASES = [name for name in IMPLEMENTATIONS if name.startswith("pi@")]
+PORTS = [name for name in IMPLEMENTATIONS if name != "reference" and name not in RELEASES]
 
 
 def install(session: nox.Session, *groups: str) -> None:
@@ -46,7 +62,7 @@ def tests(session: nox.Session) -> None:
 
 
 def _conform(session: nox.Session, impl: str) -> None:
-    install(session, "test")
+    install(session)  # ctxspec's own dependencies run the suite; the test group is not needed
     out = f"results/{impl.replace('@', '-')}"
     session.run(
         "ctxspec",
@@ -73,16 +89,16 @@ def conform(session: nox.Session, impl: str) -> None:
 
 
 @nox.session(default=False)
-@nox.parametrize("impl", OTHER_RELEASES)
+@nox.parametrize("impl", RELEASES)
 def conform_releases(session: nox.Session, impl: str) -> None:
-    """Every other Pi release with a shipped expectations file (not in CI's default set)."""
+    """The Pi releases alone (each also a `conform` session)."""
     _conform(session, impl)
 
 
 @nox.session(default=False)
 @nox.parametrize("impl", PORTS)
 def conform_ports(session: nox.Session, impl: str) -> None:
-    """The forks and ports from npm and PyPI, each in its own cache install."""
+    """The fork and the ports alone, each in its own cache install (also `conform` sessions)."""
     _conform(session, impl)
 
 
@@ -98,9 +114,9 @@ def changelog(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def matrix(session: nox.Session) -> None:
-    """The HTML/JSON matrix and badges over the reference, the Pi releases CI runs and the ports."""
+    """The HTML/JSON matrix and badges over every implementation with an expectations file."""
     install(session, "test")
-    impls = [arg for impl in [*IMPLEMENTATIONS, *PORTS] for arg in ("--impl", impl)]
+    impls = [arg for impl in IMPLEMENTATIONS for arg in ("--impl", impl)]
     session.run("ctxspec", "matrix", *impls, "--out", "reports/matrix", *session.posargs)
 
 

@@ -117,6 +117,43 @@ class TestConfinement:
         assert str(install.package_dir) not in error["message"]
 
 
+# every adapter ctxspec ships: the reference, Pi's, the fork's and each PyPI port's
+ADAPTERS = ["reference", "pi@0.85.0", "oh-my-pi@18.3.4", "pi-agents-py@0.58.3"]
+ADAPTERS += ["pi-agent-harness-lc@0.6.0"]
+TREE_OPS = ("tool.read", "tool.grep", "skills.load", "context.discover", "resources.load")
+
+
+@pytest.fixture(scope="module", params=ADAPTERS)
+def adapter(request: pytest.FixtureRequest) -> Iterator[Implementation]:
+    implementation = open_implementation(request.param)
+    yield implementation
+    implementation.close()
+
+
+class TestEveryAdapterConfines:
+    """Each shipped adapter lays trees out with the one shared tree code (`tree.py`, or its
+    twin `pi/tree.mjs`), so the confinement cases and these tests apply to every one."""
+
+    @pytest.mark.parametrize("tree", ESCAPES.values(), ids=ESCAPES.keys())
+    def test_an_escaping_tree_is_refused(self, adapter: Implementation, tree: Any) -> None:
+        """On an op that lays the tree out (any listed op, for an adapter with none), a way
+        out is invalid_input naming `tree`; nothing is written beside the temp dir."""
+        op = next((op for op in TREE_OPS if op in adapter.ops), min(adapter.ops))
+        args = {"tree": tree, "cwd": "/w", "path": "out/hostname", "agentDir": "/agent"}
+        reply = adapter.call(op, {**args, "includeDefaults": False, "skillPaths": ["/w/out"]})
+        assert reply.error is not None, (op, reply)
+        assert (reply.error.type, reply.error.field) == ("invalid_input", "tree"), reply
+        if isinstance(adapter, WireImplementation) and adapter._child is not None:
+            assert not (Path(adapter._child.tmpdir) / "ctxspec-escape.txt").exists()
+
+    def test_dotdot_in_a_read_path_stays_in_the_tree(self, adapter: Implementation) -> None:
+        """`/w/../../x.txt` is the tree's /x.txt, where the adapter reads at all."""
+        if "tool.read" not in adapter.ops:
+            pytest.skip(f"{adapter.name} lists no tool.read")
+        args = {"tree": {"w/a.txt": "a", "x.txt": "in"}, "cwd": "/w", "path": "/w/../../x.txt"}
+        assert adapter.call("tool.read", args).result == {"isError": False, "text": "in"}
+
+
 class TestTempFiles:
     """Each implementation process has a private TMPDIR, removed with it."""
 

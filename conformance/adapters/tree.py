@@ -11,10 +11,16 @@ root, which the case sees as `/`) to entries:
 
 Paths in the other arguments (`cwd`, `agentDir`, `home`, ...) are virtual absolute paths
 (`/ws/repo`). An adapter that needs real files calls `materialize()` into a fresh temp
-directory R, passes `R + path` to the implementation, and before answering replaces
-every `R` prefix in the result with nothing (`virtualize()`), so results read `/ws/...`
-on every machine. The walk to the filesystem root passes R's real ancestors; ctxspec's
-cases assume those hold no agent files.
+directory R (`laid_out()` makes R, lays the tree out and removes it after), passes
+`real_path(R, path)` to the implementation, and before answering replaces every `R`
+prefix in the result with nothing (`virtualize()`), so results read `/ws/...` on every
+machine. The walk to the filesystem root passes R's real ancestors; ctxspec's cases
+assume those hold no agent files.
+
+This is the one tree code of every Python adapter: the reference's handlers, and the
+PyPI ports' adapters, which run it in the port's own venv (`ports/pyrun.py`). So it
+imports the standard library and `reference.errors` only. (The Node adapters have its
+twin, `pi/tree.mjs`.)
 
 Nothing a case says reaches outside R: tree paths are relative without `..`; no entry
 lies under a file or a link (so no write goes through a link); a link's target is
@@ -26,15 +32,26 @@ relative and, from the link's directory, stays inside the tree; `real_path` reso
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import posixpath
-from collections.abc import Mapping
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from reference.errors import InvalidInput
 
-__all__ = ["materialize", "real_path", "validate_tree", "virtualize"]
+__all__ = [
+    "laid_out",
+    "make_removable",
+    "materialize",
+    "real_argument",
+    "real_path",
+    "validate_tree",
+    "virtualize",
+]
 
 
 def validate_tree(tree: object) -> dict[str, Any]:
@@ -108,6 +125,20 @@ def real_path(root: Path, virtual: str) -> str:
     return str(root) + ("/" + normal if normal else "")
 
 
+def real_argument(root: Path, path: str) -> str:
+    """A path argument as the implementation is given it: a virtual absolute path, also
+    behind Pi's `@` prefix, under the root (`real_path`); a relative one as written.
+
+    >>> real_argument(Path("/r"), "@/ws/a"), real_argument(Path("/r"), "a/../b")
+    ('@/r/ws/a', 'a/../b')
+    """
+    if path.startswith("/"):
+        return real_path(root, path)
+    if path.startswith("@/"):
+        return "@" + real_path(root, path[1:])
+    return path
+
+
 def materialize(tree: Mapping[str, Any], root: Path) -> None:
     """Write `tree` under `root` (directories first, then files, then links, then modes)."""
     validate_tree(tree)
@@ -148,3 +179,23 @@ def virtualize(value: Any, root: Path) -> Any:
     if isinstance(value, dict):
         return {virtualize(k, root): virtualize(v, root) for k, v in value.items()}
     return value
+
+
+def make_removable(root: Path) -> None:
+    """Give back the permissions a `mode` entry took, so the temp tree can be deleted."""
+    for directory, _, _ in os.walk(root):
+        with contextlib.suppress(OSError):
+            os.chmod(directory, 0o700)
+
+
+@contextlib.contextmanager
+def laid_out(tree: object, prefix: str = "ctxspec-tree-") -> Iterator[Path]:
+    """`tree`, checked, laid out in a fresh temp directory: yields its real path; removed after."""
+    checked = validate_tree({} if tree is None else tree)
+    root = Path(os.path.realpath(tempfile.mkdtemp(prefix=prefix)))
+    try:
+        materialize(checked, root)
+        yield root
+    finally:
+        make_removable(root)
+        shutil.rmtree(root, ignore_errors=True)

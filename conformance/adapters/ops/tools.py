@@ -44,7 +44,13 @@ from typing import Any, Final
 
 from conformance.adapters.ops import Handler
 from conformance.adapters.ops.stream import chunks_of, read_back
-from conformance.adapters.tree import materialize, real_path, validate_tree, virtualize
+from conformance.adapters.tree import (
+    make_removable,
+    materialize,
+    real_path,
+    validate_tree,
+    virtualize,
+)
 from conformance.errors import EnvironmentMissing
 from reference import _utf8, tools
 from reference.edge.persist import PersistingAccumulator
@@ -153,7 +159,7 @@ def grep(args: Mapping[str, Any]) -> dict[str, Any]:
             result: dict[str, Any] = virtualize(_grep_in(root, rg, call), root)
             return result
         finally:
-            _make_removable(root)
+            make_removable(root)
 
 
 def ripgrep() -> str:
@@ -320,13 +326,6 @@ def _as_node_writes(tree: Mapping[str, Any]) -> dict[str, Any]:
             value = {"symlink": _node_string(entry["symlink"])}
         written[_node_string(str(raw))] = value
     return written
-
-
-def _make_removable(root: Path) -> None:
-    """Give back the permissions a `mode` entry took, so the temp tree can be deleted."""
-    for directory, _, _ in os.walk(root):
-        with contextlib.suppress(OSError):
-            os.chmod(directory, 0o700)
 
 
 HANDLERS: Final[dict[str, Handler]] = {"tool.read": read, "tool.bash": bash, "tool.grep": grep}

@@ -5,12 +5,11 @@
 // functions (and lay out fixtures Pi reads); they implement no rule of Pi's. Each
 // ops/<concern>.mjs default-exports an async function returning {op: handler}; a handler
 // may be async. Ops Pi cannot answer honestly are left out, so hello does not list them.
-import { createInterface } from "node:readline";
 import { pathToFileURL, fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { InvalidInput, wireError } from "./errors.mjs";
-import { takeRoots } from "./tree.mjs";
+import { InvalidInput } from "./errors.mjs";
+import { serve } from "./serve.mjs";
 
 const packageDir = process.argv[2];
 if (!packageDir) {
@@ -68,38 +67,4 @@ for (const file of readdirSync(join(here, "ops")).filter((f) => f.endsWith(".mjs
   }
 }
 
-const hello = {
-  protocol: 1,
-  implementation: { name: "pi", version: pkg.version, language: `node ${process.versions.node}` },
-  ops: Object.keys(handlers).sort(),
-};
-
-
-async function answer(request) {
-  if (request.op === "hello") return { id: request.id, result: hello };
-  const handler = handlers[request.op];
-  if (!handler) {
-    return { id: request.id, error: { type: "unsupported", message: `op ${request.op} is not supported` } };
-  }
-  takeRoots();
-  try {
-    return { id: request.id, result: await handler(request.args ?? {}) };
-  } catch (error) {
-    // the error's own text with virtual paths; where it came from (the JS stack) is `detail`
-    return { id: request.id, error: wireError(error, takeRoots()) };
-  }
-}
-
-const input = createInterface({ input: process.stdin, crlfDelay: Infinity });
-for await (const line of input) {
-  if (!line.trim()) continue;
-  let request;
-  try {
-    request = JSON.parse(line);
-  } catch (error) {
-    process.stderr.write(`bad request line: ${error}\n`);
-    continue;
-  }
-  // JSON.stringify escapes lone surrogates (\udXXX), so the line is valid UTF-8
-  process.stdout.write(JSON.stringify(await answer(request)) + "\n");
-}
+await serve(handlers, { name: "pi", version: pkg.version, language: `node ${process.versions.node}` });

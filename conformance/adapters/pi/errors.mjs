@@ -1,8 +1,9 @@
 // Errors the adapter chooses to give (PROTOCOL.md, "Errors you choose to give").
 //
 // InvalidInput: the arguments are outside the domain the adapter accepts; `field` names
-// the argument (given, or read from a message written "field: what is wrong"). Any other
-// error is `internal`. Messages never carry this machine's temp paths: a tree's root is
+// the argument (given, or read from a message written "field: what is wrong").
+// Unsupported: the implementation's API cannot express this input. Any other error is
+// `internal`. Messages never carry this machine's temp paths: a tree's root is
 // stripped (paths read as the case wrote them, /ws/...), any other temp path reads
 // <tmp>/...; the JS stack goes only in `detail`.
 import { tmpdir } from "node:os";
@@ -14,6 +15,8 @@ export class InvalidInput extends Error {
   }
 }
 
+export class Unsupported extends Error {}
+
 // the wire error for a thrown value; `roots` are the tree roots made for this request
 export function wireError(error, roots) {
   const shown = (text) => {
@@ -22,7 +25,8 @@ export function wireError(error, roots) {
     return out.split(tmpdir()).join("<tmp>");
   };
   const invalid = error instanceof InvalidInput;
-  const wire = { type: invalid ? "invalid_input" : "internal", message: shown(error?.message ?? error) };
+  const type = invalid ? "invalid_input" : error instanceof Unsupported ? "unsupported" : "internal";
+  const wire = { type, message: shown(error?.message ?? error) };
   if (invalid && error.field) wire.field = error.field;
   if (error?.stack) wire.detail = shown(error.stack);
   return wire;

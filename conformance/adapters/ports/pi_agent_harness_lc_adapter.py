@@ -1,7 +1,9 @@
 """Protocol v1 for the PyPI port `pi-agent-harness-lc` (module `pi_agent_harness`).
 
-Run by the port's own venv python (see `pi_agent_harness_lc.install`), so it imports the
-standard library, the port and `jsonlines.py` beside it, nothing of ctxspec's. Each
+Run by the port's own venv python through `pyrun.py` (see `pi_agent_harness_lc.install`),
+so it imports the standard library, the port, and of ctxspec only the protocol loop
+(`jsonlines`) and the tree code (`tree`: a case's tree is checked and laid out as for
+every adapter, so nothing in a case reaches outside its temp directory). Each
 handler converts the wire arguments (Pi's camelCase JSON) into the port's pydantic
 values, calls the port's public API, and converts the answer back. It never fixes
 behaviour: what the port answers differently from Pi is a finding for
@@ -33,26 +35,16 @@ and file operations), `session.run`, and every truncation, tool, discovery and t
 from __future__ import annotations
 
 import asyncio
-import base64
 import importlib
 import itertools
 import json
-import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
-if TYPE_CHECKING:
-    from conformance.adapters.ports import jsonlines
-else:  # run as a script from the port's venv: the protocol loop lives beside this file
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import jsonlines
-
-InvalidInput = jsonlines.InvalidInput
-Unsupported = jsonlines.Unsupported
+from conformance.adapters.jsonlines import InvalidInput, Refused, Unsupported, dispatch, serve
+from conformance.adapters.tree import laid_out, real_argument, real_path, virtualize
 
 VERSION: Final = "0.6.0"
 
@@ -91,7 +83,7 @@ def _refused(error: BaseException) -> BaseException | None:
     """The port's own validation-type refusal in `error`'s chain, if any."""
     seen: BaseException | None = error
     while seen is not None:
-        if isinstance(seen, jsonlines.InvalidInput | jsonlines.Unsupported):
+        if isinstance(seen, InvalidInput | Refused | Unsupported):
             return seen
         validation = isinstance(seen, _pydantic.ValidationError | _types.SessionError)
         bad_argument = getattr(seen, "code", None) == "invalid_argument"
@@ -105,14 +97,14 @@ def _call(run: Callable[[], Any]) -> Any:
     """`run()`, with the port's validation errors answered as invalid_input."""
     try:
         return run()
-    except (jsonlines.InvalidInput, jsonlines.Unsupported):
+    except (InvalidInput, Refused, Unsupported):
         raise
     except Exception as error:
         refused = _refused(error)
-        if isinstance(refused, jsonlines.Unsupported | jsonlines.InvalidInput):
+        if isinstance(refused, InvalidInput | Refused | Unsupported):
             raise refused from error
         if refused is not None:
-            raise InvalidInput(f"{type(refused).__name__}: {refused}") from error
+            raise Refused(f"{type(refused).__name__}: {refused}") from error
         raise
 
 
@@ -126,7 +118,7 @@ def _message(raw: Any) -> Any:
 
 def _messages_in(raw: Any) -> list[Any]:
     if not isinstance(raw, list):
-        raise InvalidInput("messages: must be a list")
+        raise InvalidInput("messages", "must be a list")
     return [_message(m) for m in raw]
 
 
@@ -193,7 +185,7 @@ _SESSION_FILE: Final = "session.jsonl"
 
 def _open_jsonl(text: Any) -> Any:
     if not isinstance(text, str):
-        raise InvalidInput("jsonl: must be a string")
+        raise InvalidInput("jsonl", "must be a string")
     return _run(_storage.JsonlSessionStorage.open(_MemoryFile(text), _SESSION_FILE))
 
 
@@ -223,7 +215,7 @@ def _typed_entries(args: Args) -> tuple[Any, list[Any], Any]:
     else:
         raw = args.get("entries")
         if not isinstance(raw, list):
-            raise InvalidInput("entries: must be a list")
+            raise InvalidInput("entries", "must be a list")
         header: Any = None
         if raw and isinstance(raw[0], dict) and raw[0].get("type") == "session":
             header, raw = raw[0], raw[1:]  # the port keeps the header as metadata
@@ -286,7 +278,7 @@ class _ScriptedModel:
             }
         )
         if self.reply is None:
-            raise InvalidInput("model.reply: a summary request needs a scripted reply")
+            raise InvalidInput("model.reply", "a summary request needs a scripted reply")
         reply = self.reply
         content = reply.get("content")
         if content is None:
@@ -421,48 +413,12 @@ def session_navigate(args: Args) -> Any:
 # --- skills and the system prompt --------------------------------------------------------
 
 
-def _lay_out(tree: Mapping[str, Any]) -> Path:
-    """The virtual tree as real files under a fresh temp directory (its real path)."""
-    root = Path(os.path.realpath(tempfile.mkdtemp(prefix="ctxspec-hlc-")))
-    for name, spec in tree.items():
-        path = root / name.rstrip("/")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if name.endswith("/"):
-            path.mkdir(parents=True, exist_ok=True)
-        elif isinstance(spec, str):
-            path.write_bytes(spec.encode("utf-8", "surrogatepass"))
-        elif "symlink" in spec:
-            path.symlink_to(spec["symlink"])
-        elif "contentB64" in spec:
-            path.write_bytes(base64.b64decode(spec["contentB64"]))
-        else:
-            path.write_bytes(str(spec.get("content", "")).encode("utf-8", "surrogatepass"))
-            if "mode" in spec:
-                path.chmod(spec["mode"])
-    return root
-
-
-def _virtual(value: Any, root: str) -> Any:
-    if isinstance(value, str):
-        return value.replace(root, "")
-    if isinstance(value, dict):
-        return {k: _virtual(v, root) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_virtual(v, root) for v in value]
-    return value
-
-
-def _real(path: str, root: Path) -> str:
-    return str(root) + path if path.startswith("/") else path
-
-
 def skills_load(args: Args) -> Any:
     if args.get("includeDefaults") is not False:
         raise Unsupported("the port's load_skills has no default locations, only given paths")
-    root = _lay_out(args.get("tree") or {})
-    try:
-        env = _harness.LocalExecutionEnv(_real(args["cwd"], root))
-        paths = [_real(p, root) for p in args.get("skillPaths") or ()]
+    with laid_out(args.get("tree"), prefix="ctxspec-hlc-") as root:
+        env = _harness.LocalExecutionEnv(real_path(root, args["cwd"]))
+        paths = [real_argument(root, p) for p in args.get("skillPaths") or ()]
         loaded = _run(_skills.load_skills(env, paths))
         skills = [
             {
@@ -478,9 +434,7 @@ def skills_load(args: Args) -> Any:
         diagnostics = [  # the port's extra `code` has no place in Pi's shape
             {"type": d.type, "message": d.message, "path": d.path} for d in loaded.diagnostics
         ]
-        return _virtual({"skills": skills, "diagnostics": diagnostics}, str(root))
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+        return virtualize({"skills": skills, "diagnostics": diagnostics}, root)
 
 
 def _skills_in(raw: Any) -> list[Any]:
@@ -574,7 +528,7 @@ def main() -> None:
     language = f"python {sys.version_info.major}.{sys.version_info.minor}"
     hello = {"implementation": {"name": "pi-agent-harness-lc", "version": VERSION}}
     hello["implementation"]["language"] = language
-    jsonlines.serve(HANDLERS, hello)
+    serve(dispatch(HANDLERS, hello))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Final
 
 from conformance.adapters.named import Launch
-from conformance.adapters.ports.pyvenv import ensure_venv
+from conformance.adapters.ports.pyvenv import adapter_launch, ensure_venv
 
 __all__ = ["ADAPTER", "install", "requirements"]
 
@@ -18,8 +18,9 @@ ADAPTER: Final = Path(__file__).parent / "pi_agents_py_adapter.py"
 # The port pins nothing exactly (httpx[http2]>=0.27, jsonschema>=4.20, pyyaml>=6.0). None of
 # them is imported on the adapter's paths (truncate, tools, compaction, skills and the
 # agent's types use the standard library only), so they cannot change an answer; they are
-# pinned, with what they pull in, to the versions the 0.58.3 run was made with, so that
-# the venv is that one and a later release of any of them cannot break the install.
+# pinned, with what they pull in (the venv's whole `pip freeze`), to the versions the
+# 0.58.3 run was made with, so that the venv is that one and a later release of any of
+# them cannot break the install.
 _PINNED_0_58_3: Final = (
     "anyio==4.16.0",
     "attrs==26.1.0",
@@ -49,4 +50,4 @@ def requirements(version: str) -> list[str]:
 def install(version: str, *, quiet: bool = False) -> Launch:
     """The port's venv on first use (cached), and the adapter run by its python."""
     python = ensure_venv(f"pi-agents-py-{version}", requirements(version), quiet=quiet)
-    return Launch(argv=[str(python), str(ADAPTER)], env={"PYTHONDONTWRITEBYTECODE": "1"})
+    return adapter_launch(python, ADAPTER)

@@ -1,7 +1,9 @@
 """Protocol v1 for the PyPI port `pi-agents-py` (module `pi_agents`, "Python clone of pi-mono").
 
-Run by the port's own venv python (see `pi_agents_py.install`), so it imports the
-standard library, the port and `jsonlines.py` beside it, nothing of ctxspec's. Each
+Run by the port's own venv python through `pyrun.py` (see `pi_agents_py.install`), so it
+imports the standard library, the port, and of ctxspec only the protocol loop
+(`jsonlines`) and the tree code (`tree`: a case's tree is checked and laid out as for
+every adapter, so nothing in a case reaches outside its temp directory). Each
 handler converts the wire arguments (Pi's camelCase JSON) into the port's arguments,
 calls the port's public API, and converts the answer back (snake_case dataclasses to
 Pi's camelCase objects). It never fixes behaviour: what the port answers differently
@@ -52,16 +54,10 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
-if TYPE_CHECKING:
-    from conformance.adapters.ports import jsonlines
-else:  # run as a script from the port's venv: the protocol loop lives beside this file
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import jsonlines
-
-InvalidInput = jsonlines.InvalidInput
-Unsupported = jsonlines.Unsupported
+from conformance.adapters.jsonlines import InvalidInput, Unsupported, dispatch, serve
+from conformance.adapters.tree import laid_out, real_argument, real_path, virtualize
 
 NAME: Final = "pi-agents-py"
 
@@ -140,59 +136,7 @@ def format_size(args: Args) -> Any:
     return _truncate.format_size(args["bytes"])
 
 
-# --- files: the virtual tree on disk -----------------------------------------------------
-
-
-def _lay_out(tree: Mapping[str, Any], root: Path) -> None:
-    """The virtual tree as real files under `root` (dirs, files, then links, then modes)."""
-    links: list[tuple[Path, str]] = []
-    modes: list[tuple[Path, int]] = []
-    for name, spec in sorted(tree.items()):
-        path = root / name.rstrip("/")
-        if name.endswith("/"):
-            path.mkdir(parents=True, exist_ok=True)
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(spec, str):
-            path.write_bytes(spec.encode("utf-8", "surrogatepass"))
-        elif "symlink" in spec:
-            links.append((path, spec["symlink"]))
-        elif "contentB64" in spec:
-            path.write_bytes(base64.b64decode(spec["contentB64"]))
-        else:
-            path.write_bytes(str(spec.get("content", "")).encode("utf-8", "surrogatepass"))
-        if isinstance(spec, dict) and "mode" in spec:
-            modes.append((path, int(spec["mode"])))
-    for link, target in links:
-        os.symlink(target, link)
-    for path, mode in modes:
-        os.chmod(path, mode)
-
-
-def _virtual(value: Any, root: str) -> Any:
-    """`value` with the real root removed from every string, so paths read `/ws/...`."""
-    if isinstance(value, str):
-        return value.replace(root, "")
-    if isinstance(value, dict):
-        return {_virtual(k, root): _virtual(v, root) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_virtual(v, root) for v in value]
-    return value
-
-
-@contextmanager
-def _tree(tree: Any) -> Iterator[Callable[[str], str]]:
-    """The tree laid out in a fresh temp directory; yields virtual -> real for paths."""
-    if not isinstance(tree, dict):
-        raise InvalidInput("tree: must be a mapping of paths to entries")
-    root = Path(os.path.realpath(tempfile.mkdtemp(prefix="ctxspec-pap-")))
-    try:
-        _lay_out(tree, root)
-        yield lambda path: str(root) + ("" if path == "/" else "/" + path.lstrip("/"))
-    finally:
-        for folder, _dirs, _files in os.walk(root):
-            os.chmod(folder, 0o755)  # a mode-0 directory would keep its files
-        shutil.rmtree(root, ignore_errors=True)
+# --- files: the virtual tree on disk (the shared tree code) -----------------------------
 
 
 @contextmanager
@@ -238,35 +182,29 @@ def _execute(tool: Any, params: Args, *, abort_after: float | None = None) -> di
     return out
 
 
-def _as_real(real: Callable[[str], str], path: str) -> str:
-    return real(path) if path.startswith("/") else path
-
-
 def tool_read(args: Args) -> Any:
-    with _tree(args.get("tree")) as real:
-        root = real("/")
-        tool = _read_tool.create_read_tool(real(args.get("cwd") or "/"))
-        params: Args = {"path": _as_real(real, args["path"])}
+    with laid_out(args.get("tree"), prefix="ctxspec-pap-") as root:
+        tool = _read_tool.create_read_tool(real_path(root, args.get("cwd") or "/"))
+        params: Args = {"path": real_argument(root, args["path"])}
         for key in ("offset", "limit"):
             if args.get(key) is not None:
                 params[key] = args[key]
-        return _virtual(_execute(tool, params), root)
+        return virtualize(_execute(tool, params), root)
 
 
 _GREP_OPTIONS: Final = ("glob", "ignoreCase", "literal", "context", "limit")
 
 
 def tool_grep(args: Args) -> Any:
-    with _tree(args.get("tree")) as real:
-        root = real("/")
-        tool = _grep_tool.create_grep_tool(real(args.get("cwd") or "/"))
+    with laid_out(args.get("tree"), prefix="ctxspec-pap-") as root:
+        tool = _grep_tool.create_grep_tool(real_path(root, args.get("cwd") or "/"))
         params: Args = {"pattern": args["pattern"]}
         if args.get("path") is not None:
-            params["path"] = _as_real(real, args["path"])
+            params["path"] = real_argument(root, args["path"])
         for key in _GREP_OPTIONS:
             if args.get(key) is not None:
                 params[key] = args[key]
-        return _virtual(_execute(tool, params), root)
+        return virtualize(_execute(tool, params), root)
 
 
 # A timeout or an abort comes while the command still runs (Pi's adapter: `sleep 30`,
@@ -281,7 +219,7 @@ _STILL_RUNNING: Final = "; sleep 3"
 def tool_bash(args: Args) -> Any:
     exit_code = args.get("exitCode", 0)
     if isinstance(exit_code, bool) or not isinstance(exit_code, int) or not 0 <= exit_code < 256:
-        raise InvalidInput("exitCode: must be an integer 0..255")
+        raise InvalidInput("exitCode", "must be an integer 0..255")
     scratch = Path(tempfile.mkdtemp(prefix="ctxspec-pap-bash-"))
     logs = Path(tempfile.mkdtemp(prefix="ctxspec-pap-bash-tmp-"))
     try:
@@ -315,13 +253,13 @@ def tool_bash(args: Args) -> Any:
 
 def _message(raw: Any) -> Any:
     if not isinstance(raw, dict):
-        raise InvalidInput("message: must be an object")
+        raise InvalidInput("message", "must be an object")
     return raw
 
 
 def _messages(raw: Any) -> list[Any]:
     if not isinstance(raw, list):
-        raise InvalidInput("messages: must be a list")
+        raise InvalidInput("messages", "must be a list")
     return [_message(m) for m in raw]
 
 
@@ -373,25 +311,24 @@ def _diagnostic_out(diagnostic: Any) -> dict[str, Any]:
 
 
 def skills_load(args: Args) -> Any:
-    with _tree(args.get("tree")) as real:
-        root = real("/")
-        cwd = real(args["cwd"])
+    with laid_out(args.get("tree"), prefix="ctxspec-pap-") as root:
+        cwd = real_path(root, args["cwd"])
         defaults = args.get("includeDefaults") is not False
         # the port's defaults are its agent dir ($PI_CODING_AGENT_DIR/skills) and the
         # project dir (<project_dir>/.pi/skills); without defaults, neither is given:
         # the agent dir points at an empty directory and no project dir is passed
         empty = tempfile.mkdtemp(prefix="ctxspec-pap-none-")
-        agent_dir = real(args["agentDir"]) if defaults else empty
+        agent_dir = real_path(root, args["agentDir"]) if defaults else empty
         env = {_config.ENV_AGENT_DIR: agent_dir}
         if args.get("home") is not None:
-            env["HOME"] = real(args["home"])
+            env["HOME"] = real_path(root, args["home"])
         before = os.getcwd()
         try:
             with _environment(**env):
                 with suppress(OSError):  # the port resolves relative paths from the cwd
                     os.chdir(cwd)
                 loaded = _skills.load_skills(
-                    [_as_real(real, p) for p in args.get("skillPaths") or ()] or None,
+                    [real_argument(root, p) for p in args.get("skillPaths") or ()] or None,
                     project_dir=cwd if defaults else None,
                 )
         finally:
@@ -401,7 +338,7 @@ def skills_load(args: Args) -> Any:
             "skills": [_skill_out(s) for s in loaded.skills],
             "diagnostics": [_diagnostic_out(d) for d in loaded.diagnostics],
         }
-        return _virtual(out, root)
+        return virtualize(out, root)
 
 
 def _skill_in(raw: Mapping[str, Any]) -> Any:
@@ -442,7 +379,7 @@ def main() -> None:
     language = f"python {sys.version_info.major}.{sys.version_info.minor}"
     version = _config.VERSION
     hello = {"implementation": {"name": NAME, "version": version, "language": language}}
-    jsonlines.serve(HANDLERS, hello)
+    serve(dispatch(HANDLERS, hello))
 
 
 if __name__ == "__main__":

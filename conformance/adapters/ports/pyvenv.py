@@ -2,7 +2,10 @@
 
 The port's exact version (and what it pins) goes into its own venv under
 `cache/impls/<name>`, never into ctxspec's environment: a port's dependencies cannot
-change the suite's, and the suite's cannot mask a port's missing dependency.
+change the suite's, and the suite's cannot mask a port's missing dependency. Every
+package the venv holds is pinned by the port's module (its whole `pip freeze`), so a
+new release of a dependency cannot change a verdict. The venv's Python is the one
+running ctxspec (its version is part of the cache key).
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.adapters.cache import ensure, run_logged
+from conformance.adapters.named import Launch
+from conformance.adapters.ports.pyrun import PYRUN
 
-__all__ = ["ensure_venv"]
+__all__ = ["adapter_launch", "ensure_venv"]
 
 
 def _python(root: Path) -> Path:
@@ -42,3 +47,11 @@ def ensure_venv(name: str, requirements: Sequence[str], *, quiet: bool = False) 
 
     root = ensure(name, key, build, check=check)
     return _python(root)
+
+
+def adapter_launch(python: Path, adapter: Path) -> Launch:
+    """How to start `adapter` in the venv of `python`: through `pyrun.py`, which gives it
+    ctxspec's protocol loop and tree code (standard library only) and nothing else of
+    ctxspec. `-I` keeps the caller's PYTHON* variables (PYTHONPATH, PYTHONUTF8, ...) and
+    user site-packages out, so the port sees only its venv; `-B` writes no bytecode."""
+    return Launch(argv=[str(python), "-I", "-B", str(PYRUN), str(adapter)])

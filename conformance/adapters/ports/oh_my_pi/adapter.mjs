@@ -13,9 +13,11 @@
 // Ops are grouped by the modules they need; a group whose modules do not load (the
 // install's stand-in siblings lack an export the fork imports) is left out of hello, and
 // its ops are reported unsupported. Set CTXSPEC_DEBUG to see why a group was left out.
-import { createInterface } from "node:readline";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+// the protocol loop, its errors and the tree code every Node/Bun adapter shares
+import { InvalidInput, Unsupported } from "../../pi/errors.mjs";
+import { serve } from "../../pi/serve.mjs";
 
 const packageDir = process.argv[2];
 if (!packageDir || !existsSync(join(packageDir, "package.json"))) {
@@ -23,9 +25,6 @@ if (!packageDir || !existsSync(join(packageDir, "package.json"))) {
   process.exit(2);
 }
 const pkg = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
-
-class InvalidInput extends Error {}
-class Unsupported extends Error {}
 
 // "src/..." is a file of the fork's package, anything else a package specifier resolved
 // from it (the fork's siblings, by their exports)
@@ -248,39 +247,4 @@ for (const [name, make] of Object.entries(groups)) {
   }
 }
 
-const hello = {
-  protocol: 1,
-  implementation: { name: "oh-my-pi", version: pkg.version, language: `bun ${Bun.version}` },
-  ops: Object.keys(handlers).sort(),
-};
-
-async function answer(request) {
-  if (request.op === "hello") return { id: request.id, result: hello };
-  const handler = handlers[request.op];
-  if (!handler) {
-    return { id: request.id, error: { type: "unsupported", message: `op ${request.op} is not supported` } };
-  }
-  try {
-    return { id: request.id, result: await handler(request.args ?? {}) };
-  } catch (error) {
-    // the message is the error's own text; where it came from (the JS stack) is `detail`
-    const type = error instanceof InvalidInput ? "invalid_input" : error instanceof Unsupported ? "unsupported" : "internal";
-    const message = String(error?.message ?? error);
-    const detail = error?.stack ? String(error.stack) : undefined;
-    return { id: request.id, error: detail ? { type, message, detail } : { type, message } };
-  }
-}
-
-const input = createInterface({ input: process.stdin, crlfDelay: Infinity });
-for await (const line of input) {
-  if (!line.trim()) continue;
-  let request;
-  try {
-    request = JSON.parse(line);
-  } catch (error) {
-    process.stderr.write(`bad request line: ${error}\n`);
-    continue;
-  }
-  // JSON.stringify escapes lone surrogates (\udXXX), so the line is valid UTF-8
-  process.stdout.write(JSON.stringify(await answer(request)) + "\n");
-}
+await serve(handlers, { name: "oh-my-pi", version: pkg.version, language: `bun ${Bun.version}` });
