@@ -180,6 +180,11 @@ def add_sweep_command(commands: Any) -> None:
     parser.add_argument("-n", dest="numprocesses", default=None, help="workers per run")
     parser.add_argument("--record", metavar="FILE", help="keep the recorded requests here")
     parser.add_argument(
+        "--replay",
+        action="store_true",
+        help="run no seed: judge the requests already in --record again (after new cases)",
+    )
+    parser.add_argument(
         "--write-cases", metavar="DIR", help="append the new cases to DIR/<boundary>/*.yaml"
     )
     parser.add_argument("--json", metavar="FILE", help="write the sweep's findings as JSON")
@@ -202,11 +207,18 @@ def main_sweep(options: Any) -> int:
     except (InstallError, ValueError) as error:
         print(f"ctxspec sweep: {error}", file=sys.stderr)
         return 2
+    if options.replay and not (options.record and Path(options.record).is_file()):
+        print("ctxspec sweep: --replay needs --record FILE of an earlier sweep", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory(prefix="ctxspec-sweep-") as scratch:
         record = Path(options.record) if options.record else Path(scratch) / "requests.jsonl"
         seeds = range(options.first_seed, options.first_seed + options.seeds)
         try:
-            by_seed = run_seeds(impl_name, seeds, record, options.numprocesses, log)
+            by_seed = (
+                {}
+                if options.replay
+                else run_seeds(impl_name, seeds, record, options.numprocesses, log)
+            )
         except RunFailed as error:
             print(f"ctxspec sweep: {error}", file=sys.stderr)
             return 3
