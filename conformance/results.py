@@ -178,10 +178,14 @@ class Findings:
 
     def to_record(self) -> dict[str, Any]:
         return {
-            "differences": [f.to_json() for f in self.shown],
+            "differences": [_stable(f.to_json()) for f in self.shown],
             "differenceCount": self.total,
             "classes": list(self.classes),
         }
+
+
+def _stable(difference: dict[str, Any]) -> dict[str, Any]:
+    return {k: stable_text(v) if isinstance(v, str) else v for k, v in difference.items()}
 
 
 def findings_of(error: BaseException | None) -> Findings | None:
@@ -251,12 +255,17 @@ def classify(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str:
 
 
 _ADDRESS: Final = re.compile(r" at 0x[0-9a-f]+")
+# a run's private temp dirs (wire.run_dir, an implementation's `impl-*` inside it, and
+# what the implementation makes there), as an implementation's answers may show them
+_RUN_PATH: Final = re.compile(
+    r"/[^\s\"'<>]*?ctxspec-run-[A-Za-z0-9_]+(?:/(?:impl-|ctxspec-[a-z]+-)[A-Za-z0-9_]+)*"
+)
 
 
 def stable_text(message: str) -> str:
-    """A failure message without object addresses (pytest's reprs show them), which
-    differ from run to run while the verdict does not."""
-    return _ADDRESS.sub(" at 0x…", message)
+    """A failure message without what differs from run to run while the verdict does
+    not: object addresses (pytest's reprs show them) and the run's temp dirs (`<run>`)."""
+    return _RUN_PATH.sub("<run>", _ADDRESS.sub(" at 0x…", message))
 
 
 def policy_line(policy: Mapping[str, Any]) -> str:

@@ -17,6 +17,7 @@ import pytest
 from conformance.cases import load_cases
 from conformance.examples import VERDICT_EXAMPLES, property_seed
 from conformance.recording import read_failures
+from conformance.results import stable_text
 
 TESTS = Path(__file__).resolve().parent
 # right on most inputs, wrong where a partial last line is cut (the properties find it
@@ -104,3 +105,9 @@ def test_failing_examples_are_recorded_for_the_sweep(tmp_path: Path) -> None:
     for failure in failures:
         assert failure["requests"], failure
         assert {r["op"] for r in failure["requests"]} <= {"truncate.head", "truncate.tail"}
+
+
+def test_messages_lose_what_differs_from_run_to_run() -> None:
+    leaked = "cwd /tmp/ctxspec-run-msd2fi48/impl-5blk_4v2/ctxspec-run-xAXoAQ/a at 0x7f3a5f576690"
+    assert stable_text(leaked) == "cwd <run>/a at 0x…"
+    assert stable_text("/tmp/work/ws and /ws/a") == "/tmp/work/ws and /ws/a"
