@@ -15,6 +15,8 @@ from typing import Any, Final
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, Verbosity, settings
+from hypothesis.internal.conjecture import providers
+from hypothesis.internal.constants_ast import Constants
 
 from conformance import __version__
 
@@ -24,6 +26,7 @@ __all__ = [
     "VERDICT_EXAMPLES",
     "example_policy",
     "property_seed",
+    "without_local_constants",
 ]
 
 # hypothesis's explain phase reruns a failed property hundreds of times (about 100 per
@@ -88,3 +91,24 @@ def example_policy(profile: str, seed: object = None) -> dict[str, Any]:
         "hypothesis": hypothesis.__version__,
         "statement": "the same examples on every machine, run, profile and worker count",
     }
+
+
+_NO_CONSTANTS: Final = Constants()
+
+
+def _no_local_constants() -> Constants:
+    return _NO_CONSTANTS
+
+
+def without_local_constants() -> None:
+    """Draw no constants mined from the modules loaded in this process.
+
+    Hypothesis mixes into its draws the literals of every "local" module in
+    `sys.modules` (files outside site-packages and the standard library): which ones
+    depends on how ctxspec was installed (`pip install -e .` makes its own modules local,
+    `pip install .` does not), on the user's working directory and on which modules a run
+    happened to import before a property drew, so the same seed would draw other
+    examples on another machine. The verdict's examples come from the seed alone.
+    (Hypothesis is pinned to one version, whose provider looks the function up by name.)
+    """
+    providers._get_local_constants = _no_local_constants

@@ -50,7 +50,12 @@ from conformance.errors import (
     StartupFailed,
     StopAfterTimeout,
 )
-from conformance.examples import EXPLORING_PROFILES, example_policy, property_seed
+from conformance.examples import (
+    EXPLORING_PROFILES,
+    example_policy,
+    property_seed,
+    without_local_constants,
+)
 from conformance.expectations import Expectations, default_expectations_file, load_expectations
 from conformance.protocol import PROTOCOL_VERSION
 from conformance.recording import Recording, append_failure, restarting_each_example
@@ -170,6 +175,8 @@ def pytest_configure(config: pytest.Config) -> None:
         profile = "verdict"  # in CI and on a laptop alike
     settings.load_profile(profile)
     config.stash[_profile_key] = profile
+    if profile not in EXPLORING_PROFILES:
+        without_local_constants()
     impl = config.getoption("impl")
     path = config.getoption("expectations") or default_expectations_file(impl)
     if path == "none":  # judge against the corpus alone (the changelog's runs)

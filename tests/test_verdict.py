@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis.internal.conjecture import providers
 
 from conformance.cases import load_cases
-from conformance.examples import VERDICT_EXAMPLES, property_seed
+from conformance.examples import VERDICT_EXAMPLES, property_seed, without_local_constants
 from conformance.recording import read_failures
 from conformance.results import stable_text
 
@@ -111,3 +112,13 @@ def test_messages_lose_what_differs_from_run_to_run() -> None:
     leaked = "cwd /tmp/ctxspec-run-msd2fi48/impl-5blk_4v2/ctxspec-run-xAXoAQ/a at 0x7f3a5f576690"
     assert stable_text(leaked) == "cwd <run>/a at 0x…"
     assert stable_text("/tmp/work/ws and /ws/a") == "/tmp/work/ws and /ws/a"
+
+
+def test_no_constants_mined_from_loaded_modules() -> None:
+    """The verdict's draws do not depend on which local modules a process loaded."""
+    original = providers._get_local_constants
+    try:
+        without_local_constants()
+        assert len(providers._get_local_constants()) == 0
+    finally:
+        providers._get_local_constants = original
