@@ -76,6 +76,9 @@ export default async function runOps(context) {
 
   async function run(a) {
     const entries = structuredClone(a.entries ?? []);
+    // the ids before the run, taken now: with a session header among the entries Pi's
+    // manager keeps this very array as its file and appends the run's entries to it
+    const before = new Set(entries.map((e) => e?.id));
     const stamps = stampsOf(entries);
     const start = Math.max(Date.parse("2026-01-01T00:00:00.000Z"), ...stamps.map((t) => t + 1));
     const home = mkdtempSync(join(tmpdir(), "ctxspec-run-"));
@@ -159,7 +162,6 @@ export default async function runOps(context) {
     }
     if (problems.length > 0) throw invalid(problems[0]);
     if (a.replies && agentCalls < a.replies.length) throw invalid(`replies: ${a.replies.length - agentCalls} scripted replies were never asked for`);
-    const before = new Set(entries.map((e) => e.id));
     const renamed = new Map();
     for (const e of sm.getEntries()) if (!before.has(e.id)) renamed.set(e.id, `new-${renamed.size + 1}`);
     const rename = (id) => (renamed.has(id) ? renamed.get(id) : id);
