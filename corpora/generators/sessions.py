@@ -59,10 +59,13 @@ _LINE: Final = 72  # code units of one filler line, its newline included
 
 
 def filler(label: str, chars: int) -> str:
-    """`chars` code units of numbered lines: `<label> line 1: the quick brown fox ...`.
+    """`chars` code units of numbered lines: `<label> line 1: the quick brown fox ...`,
+    each 71 characters and a newline, none ending in a space.
 
     >>> filler("u1", 30)
     'u1 line 1: the quick brown fox'
+    >>> filler("a1 thinking", 12)
+    'a1 thinking.'
     >>> len(filler("r7", 4000)), filler("r7", 4000).count("\\n")
     (4000, 55)
     """
@@ -70,12 +73,16 @@ def filler(label: str, chars: int) -> str:
     size = 0
     number = 1
     while size < chars:
-        head = f"{label} line {number}: "
-        line = (head + _FILL * 2)[: _LINE - 1] + "\n"
+        line = _no_trailing_space((f"{label} line {number}: " + _FILL * 2)[: _LINE - 1]) + "\n"
         lines.append(line)
         size += len(line)
         number += 1
-    return "".join(lines)[:chars]
+    return _no_trailing_space("".join(lines)[:chars])
+
+
+def _no_trailing_space(text: str) -> str:
+    """`text` with a final space made a `.` (same length): YAML shows such text as a block."""
+    return text[:-1] + "." if text.endswith(" ") else text
 
 
 def _text(item: Mapping[str, Any], label: str, default: str = "") -> str:
