@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from conformance.errors import CorpusError
 from corpora.generators.sessions import session
@@ -139,7 +139,7 @@ def _jsonl(value: dict[str, Any], where: str) -> str:
     )
 
 
-def _count(value: Any, most: int) -> bool:
+def _count(value: Any, most: int) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= most
 
 

@@ -158,10 +158,13 @@ def load_cases_from(root: Traversable) -> tuple[Case, ...]:
 
 @cache
 def corpus_digest() -> str:
-    """sha256 over every case file (name and bytes): the case data's identity in reports."""
+    """sha256 over every case file (name and bytes) and the session generator its `$session`
+    builders run: the case data's identity in reports."""
     digest = hashlib.sha256()
     for name, file in _case_files(cases_root()):
         digest.update(name.encode() + b"\0" + file.read_bytes() + b"\0")
+    generator = cases_root().joinpath("..", "generators", "sessions.py")
+    digest.update(b"generators/sessions.py\0" + generator.read_bytes() + b"\0")
     return digest.hexdigest()
 
 

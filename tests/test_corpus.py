@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
 
 from conformance.cases import BOUNDARIES, expand, lint, load_cases, rule_index
+from conformance.cli import main
 from conformance.errors import CorpusError
 from conformance.expectations import default_expectations_file, load_expectations
 from corpora.generators.sessions import filler, session
@@ -145,3 +147,23 @@ class TestSessionGenerator:
         assert [e["id"] for e in built] == ["u4", "t4", "r4", "a4"]
         assert built[2]["message"]["toolCallId"] == "t4.1"
         assert built[1]["message"]["content"][0]["arguments"] == {"path": "b.ts"}
+
+
+class TestCasesShow:
+    """`ctxspec cases show ID`: a case as another language reads it, builders expanded."""
+
+    def test_prints_the_expanded_case(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """The case's args come out with `$session` turned into entries."""
+        assert main(["cases", "show", "default-keep-cut-on-user-starts-turn"]) == 0
+        record = json.loads(capsys.readouterr().out)
+        assert record["op"] == "compaction.cut_point"
+        assert len(record["args"]["entries"]) == 24
+        assert record["expect"]["result"]["firstKeptEntryIndex"] == 4
+
+    @pytest.mark.parametrize("argv", [["cases", "show"], ["cases", "show", "no-such-case"]])
+    def test_unknown_or_no_id_is_a_usage_error(
+        self, argv: list[str], capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """No id, or an id no case has, is one line on stderr and status 2."""
+        assert main(argv) == 2
+        assert capsys.readouterr().err.count("\n") == 1
