@@ -5,8 +5,9 @@ Every case reaches the suite through `load_cases()`: one YAML file per behaviour
 defaults (`op`, `rule`, `level`) applied and string builders expanded. Problems are
 `CorpusError`s naming the file and the case.
 
-String builders (so a 300 KB line or a lone surrogate stays readable in YAML):
-`{$repeat: S, $times: N}`, `{$concat: [part, ...]}`, `{$codeUnits: [0xD83D, ...]}`.
+Builders (so a 300 KB line, a lone surrogate or a 30,000-token session stays readable in
+YAML) are `conformance.builders`: `$repeat`, `$concat`, `$codeUnits`, `$lines`, `$session`,
+`$slice`, `$messages`, `$jsonl`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -24,6 +24,7 @@ from typing import Any, Final, Literal
 import jsonschema
 import yaml
 
+from conformance.builders import expand
 from conformance.errors import CorpusError
 from conformance.protocol import validate_args
 from corpora import cases_root
@@ -51,8 +52,6 @@ BOUNDARIES: Final = {
     "tool_results": "tool results: read, bash, grep texts and notices",
 }
 
-_MAX_TIMES: Final = 1 << 30  # a builder may not ask for more than 1 Gi repetitions
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Case:
@@ -74,44 +73,6 @@ class Case:
     @property
     def expects_error(self) -> bool:
         return self.expect_error is not None
-
-
-def expand(value: Any, where: str = "") -> Any:
-    """Expand the string builders inside a YAML value (recursively)."""
-    if isinstance(value, list):
-        return [expand(item, where) for item in value]
-    if not isinstance(value, dict):
-        return value
-    if "$repeat" in value:
-        _only(value, {"$repeat", "$times"}, where)
-        text, times = expand(value["$repeat"], where), value.get("$times")
-        if not isinstance(text, str) or not isinstance(times, int) or not 0 <= times <= _MAX_TIMES:
-            raise CorpusError(f"{where}: $repeat takes a string and $times a count 0..2**30")
-        return text * times
-    if "$concat" in value:
-        _only(value, {"$concat"}, where)
-        parts = expand(value["$concat"], where)
-        if not isinstance(parts, list) or not all(isinstance(p, str) for p in parts):
-            raise CorpusError(f"{where}: $concat takes a list of strings")
-        return "".join(parts)
-    if "$codeUnits" in value:
-        _only(value, {"$codeUnits"}, where)
-        units = value["$codeUnits"]
-        if not isinstance(units, list) or not all(
-            isinstance(u, int) and 0 <= u <= 0xFFFF for u in units
-        ):
-            raise CorpusError(f"{where}: $codeUnits takes a list of integers 0..0xFFFF")
-        packed = struct.pack(f"<{len(units)}H", *units)
-        return packed.decode("utf-16-le", "surrogatepass")
-    if any(isinstance(key, str) and key.startswith("$") for key in value):
-        raise CorpusError(f"{where}: unknown builder {sorted(value)}")
-    return {key: expand(item, where) for key, item in value.items()}
-
-
-def _only(value: dict[str, Any], keys: set[str], where: str) -> None:
-    extra = set(value) - keys
-    if extra:
-        raise CorpusError(f"{where}: unexpected keys {sorted(extra)} beside {sorted(keys)}")
 
 
 @cache
@@ -197,10 +158,13 @@ def load_cases_from(root: Traversable) -> tuple[Case, ...]:
 
 @cache
 def corpus_digest() -> str:
-    """sha256 over every case file (name and bytes): the case data's identity in reports."""
+    """sha256 over every case file (name and bytes) and the session generator its `$session`
+    builders run: the case data's identity in reports."""
     digest = hashlib.sha256()
     for name, file in _case_files(cases_root()):
         digest.update(name.encode() + b"\0" + file.read_bytes() + b"\0")
+    generator = cases_root().joinpath("..", "generators", "sessions.py")
+    digest.update(b"generators/sessions.py\0" + generator.read_bytes() + b"\0")
     return digest.hexdigest()
 
 

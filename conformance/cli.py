@@ -42,7 +42,7 @@ from conformance.adapters import FAMILIES, PI_NAME, InstallError, canonical_name
 from conformance.adapters import pi as pi_adapter
 from conformance.adapters.named import install, parse_named
 from conformance.adapters.pi import PI_VERSION
-from conformance.cases import BOUNDARIES, lint, load_cases, load_cases_from
+from conformance.cases import BOUNDARIES, Case, lint, load_cases, load_cases_from
 from conformance.changelog import main_changelog
 from conformance.cli_args import (
     USAGE_STATUS,
@@ -271,11 +271,38 @@ def _cases(options: argparse.Namespace) -> int:
         for case in cases:
             print(f"{case.id}\t{case.boundary}\t{case.op}\t{case.rule}\t{case.level}\t{case.why}")
         return 0
+    if options.action == "show":
+        return _show_cases(cases, options.ids)
     problems = lint(cases)
     for problem in problems:
         print(problem)
     print(f"{len(cases)} cases, {len(problems)} problems", file=sys.stderr)
     return 1 if problems else 0
+
+
+def _show_cases(cases: Sequence[Case], ids: Sequence[str]) -> int:
+    """Print the named cases with their builders expanded, one JSON object a line (what a
+    reader in another language needs of a case built by `$session` or `$lines`)."""
+    by_id = {case.id: case for case in cases}
+    unknown = [case_id for case_id in ids if case_id not in by_id]
+    if not ids or unknown:
+        named = f"no case with id {', '.join(unknown)}" if unknown else "no case id given"
+        print(f"ctxspec: cases show: {named} (see `ctxspec cases list`)", file=sys.stderr)
+        return 2
+    for case_id in ids:
+        case = by_id[case_id]
+        expect = (
+            {"error": case.expect_error} if case.expects_error else {"result": case.expect_result}
+        )
+        record = {
+            "id": case.id,
+            "op": case.op,
+            "rule": case.rule,
+            "args": case.args,
+            "expect": expect,
+        }
+        print(json.dumps(record))
+    return 0
 
 
 def _bench(options: argparse.Namespace) -> int:
@@ -387,8 +414,9 @@ def _parser() -> argparse.ArgumentParser:
 
     _add_tool_commands(commands)
 
-    cases = commands.add_parser("cases", help="list or lint the corpus")
-    cases.add_argument("action", choices=("list", "lint"))
+    cases = commands.add_parser("cases", help="list, lint or show the corpus")
+    cases.add_argument("action", choices=("list", "lint", "show"))
+    cases.add_argument("ids", nargs="*", metavar="ID", help="show: the cases to print expanded")
     cases.add_argument(
         "--root", type=input_dir, metavar="DIR", help="cases laid out as corpora/cases/ elsewhere"
     )

@@ -48,6 +48,7 @@ from reference.messages import (
     bash_execution_to_text,
     convert_to_llm,
 )
+from reference.migration import LoadedSession, load_session, migrate_session_entries
 from reference.prompt import DEFAULT_SELECTED_TOOLS, build_system_prompt
 from reference.resources import PROMPT_ROOTS, SKILL_ROOTS, PromptTemplate, Resources, load_resources
 from reference.session import (
@@ -147,6 +148,7 @@ __all__ = [
     "InvalidTrustStore",
     "LineTruncation",
     "Listing",
+    "LoadedSession",
     "NavigationResult",
     "OutputAccumulator",
     "OutputSnapshot",
@@ -197,7 +199,9 @@ __all__ = [
     "has_trust_requiring_project_resources",
     "load_project_context_files",
     "load_resources",
+    "load_session",
     "load_skills",
+    "migrate_session_entries",
     "navigate_tree",
     "parse_session_entries",
     "parse_trust_store",

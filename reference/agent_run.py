@@ -32,7 +32,7 @@ from reference.compaction import (
 )
 from reference.errors import InvalidInput
 from reference.messages import convert_to_llm
-from reference.session import build_session_context, build_session_path
+from reference.session import UNSET, build_session_context, build_session_path, js_truthy
 from reference.summary import compact, plan_compaction_requests, summary_refusal
 from reference.tokens import ZERO_USAGE, calculate_context_tokens, estimate_context_tokens
 
@@ -97,13 +97,11 @@ class _Run:
 
     def append(self, entry_type: str, **fields: Any) -> dict[str, Any]:
         stamp = datetime.fromtimestamp(self.now() / 1000, UTC)
-        entry = {
-            "type": entry_type,
-            "id": next(self.new_ids),
-            "parentId": self.leaf_id,
-            "timestamp": stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-            **fields,
-        }
+        entry = {"type": entry_type, "id": next(self.new_ids), "parentId": self.leaf_id}
+        if self.leaf_id is UNSET:  # the leaf had no id: Pi's `parentId: undefined` is no key
+            del entry["parentId"]
+        entry["timestamp"] = stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        entry.update(fields)
         self.entries.append(entry)
         self.appended.append(entry)
         self.leaf_id = entry["id"]
@@ -115,7 +113,10 @@ class _Run:
         self.events.append({"type": "message", "role": message["role"]})
 
     def branch(self) -> tuple[Mapping[str, Any], ...]:
-        return build_session_path(self.entries, self.leaf_id) if self.leaf_id is not None else ()
+        """`SessionManager.getBranch()`: nothing when the leaf is null, absent or falsy."""
+        if self.leaf_id is UNSET or not js_truthy(self.leaf_id):
+            return ()
+        return build_session_path(self.entries, self.leaf_id)
 
     def latest_compaction(self) -> Mapping[str, Any] | None:
         return next((e for e in reversed(self.branch()) if e.get("type") == "compaction"), None)
@@ -177,7 +178,7 @@ def run_agent_session(
         tool_results=tool_results or {},
         new_ids=new_ids,
         clock=max([CLOCK_START_MS - 1, *stamps]),
-        leaf_id=entries[-1].get("id") if entries else None,
+        leaf_id=entries[-1].get("id", UNSET) if entries else None,
     )
     existing = build_session_context(run.entries, run.leaf_id) if entries else None
     if existing is not None and existing.messages:

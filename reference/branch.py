@@ -418,14 +418,17 @@ def navigate_tree(
     The new leaf is the target, or its parent when the target is a user or custom
     message (whose text becomes `editor_text`). With `summarize` and entries to
     summarise, a `branch_summary` child of the new leaf is appended (`fromId` = the old
-    leaf, or "root"). Raises `InvalidInput` for an unknown target and `SummaryRefused`
-    (nothing appended) when the reply cannot be a summary (LCA-5). `entries` may be a
-    `SessionTree` (indexed once, as Pi's session holds its manager); the result keeps it,
-    so `context()` extends it by the appended entries instead of indexing them all again.
+    leaf, or "root"). Raises `InvalidInput` for an unknown target or leaf (None: no leaf;
+    Pi's `branch()` throws) and `SummaryRefused` (nothing appended) when the reply cannot
+    be a summary (LCA-5). `entries` may be a `SessionTree` (indexed once, as Pi's session
+    holds its manager); the result keeps it, so `context()` extends it by the appended
+    entries instead of indexing them all again.
     """
     tree = SessionTree.of(entries)
     entries = tree.entries
     current_leaf = leaf_id
+    if leaf_id is not None and tree.get(leaf_id) is None:
+        raise InvalidInput("leafId", f"Entry {leaf_id} not found")
     if target_id == current_leaf:
         return NavigationResult(
             cancelled=False, leaf_id=current_leaf, entries=tuple(entries), tree=tree

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import itertools
+from types import MappingProxyType
+from typing import Final
 
 import pytest
 
-from reference import agent_run, branch, compaction, messages, session, tokens
+from reference import agent_run, branch, compaction, messages, migration, session, tokens
 from reference._jsjson import js_stringify
 from reference.errors import InvalidInput
 
@@ -164,3 +166,68 @@ class TestAgentRun:
         model = agent_run.RunModel(context_window=400, max_tokens=100)
         with pytest.raises(InvalidInput, match="not modelled"):
             self._run(replies=[cut], model=model)
+
+
+HEADER_V1: Final = MappingProxyType({"type": "session", "version": 1, "id": "s"})
+
+
+class TestMigration:
+    """reference.migration: what Pi's SessionManager holds after loading entries (SS-7)."""
+
+    def test_v1_entries_get_named_ids_and_parents(self) -> None:
+        """Version 1: every entry but the header gets m-<n> and the one before as parent."""
+        old = [HEADER_V1, {"type": "message", "id": "x"}, {"type": "label"}]
+        migrated = migration.migrate_session_entries(old)
+        assert [(e.get("id"), e.get("parentId")) for e in migrated[1:]] == [
+            ("m-1", None),
+            ("m-2", "m-1"),
+        ]
+        assert migrated[0]["version"] == 3
+        assert old[1] == {"type": "message", "id": "x"}  # the given entries are not changed
+
+    def test_v1_compaction_index_becomes_an_id(self) -> None:
+        """firstKeptEntryIndex names the entry at that index; a header there names none."""
+        to_entry = {"type": "compaction", "firstKeptEntryIndex": 1}
+        to_header = {"type": "compaction", "firstKeptEntryIndex": 0}
+        migrated = migration.migrate_session_entries(
+            [HEADER_V1, {"type": "message"}, to_entry, to_header]
+        )
+        assert migrated[2]["firstKeptEntryId"] == "m-1"
+        assert "firstKeptEntryIndex" not in migrated[2]
+        assert "firstKeptEntryId" not in migrated[3] and "firstKeptEntryIndex" not in migrated[3]
+
+    @pytest.mark.parametrize(
+        ("version", "role"),
+        [
+            (2, "custom"),
+            ("2", "custom"),
+            (None, "custom"),
+            (3, "hookMessage"),
+            ("x", "hookMessage"),
+        ],
+    )
+    def test_v2_hook_message_renamed(self, version: object, role: str) -> None:
+        """Below version 3 (a missing one is 1, a string read as a number) hookMessage is custom."""
+        entries = [
+            {"type": "session", "version": version},
+            {"type": "message", "id": "h", "message": {"role": "hookMessage"}},
+        ]
+        assert migration.migrate_session_entries(entries)[1]["message"]["role"] == role
+
+    def test_no_header_no_migration(self) -> None:
+        """Without a header nothing changes."""
+        entries = [{"type": "message", "message": {"role": "hookMessage"}}]
+        assert migration.migrate_session_entries(entries) == entries
+
+    def test_v1_non_object_entry_is_invalid(self) -> None:
+        """Pi throws setting an id on 42: InvalidInput naming the entry."""
+        with pytest.raises(InvalidInput) as caught:
+            migration.migrate_session_entries([HEADER_V1, 42])
+        assert caught.value.field == "entries[1]"
+
+    def test_load_session_drops_headers_and_finds_the_leaf(self) -> None:
+        """The manager holds no headers; its leaf is the last entry's id, UNSET without one."""
+        loaded = migration.load_session([{"type": "session", "version": 3}, {"id": "a"}, {"x": 1}])
+        assert loaded.entries == ({"id": "a"}, {"x": 1})
+        assert loaded.leaf_id is session.UNSET
+        assert migration.load_session([]).leaf_id is None

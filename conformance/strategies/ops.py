@@ -5,19 +5,20 @@ difference between two implementations is a difference of behaviour, never of
 validation. The rich inputs come from the other modules: `text` (hard strings),
 `streams` (chunked byte streams, widened here to every UTF-8 boundary class),
 `files` (trees with ignore files, binary and non-UTF-8 files, symlinks; globs; skill
-front matter; settings patterns), `trees` (context-file trees, trust stores) and
-`sessions` (session trees and agent runs). `ctxspec fuzz` draws from these.
+front matter; settings patterns), `trees` (context-file trees, trust stores),
+`entries` (sharp text for skills and prompts) and, for the session, message and
+compaction ops, `session_ops` (`SESSION_OP_ARGS`). `ctxspec fuzz` draws from these.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, Final
 
 from hypothesis import strategies as st
 
-from conformance.strategies import files, sessions, streams, text, trees
+from conformance.strategies import entries, files, streams, text, trees
+from conformance.strategies.session_ops import SESSION_OP_ARGS
 
 __all__ = ["OP_ARGS", "UTF8_BOUNDARY_PIECES", "chunked_streams"]
 
@@ -206,8 +207,12 @@ def _trust_resolve(draw: st.DrawFn) -> dict[str, Any]:
     return args
 
 
-_SKILL_NAMES = st.sampled_from(["a", "b-c", "x&y", "<tag>", 'q"uote', "it's", "é", ""])
-_SKILL_TEXT = st.sampled_from(["does a", "<b> & 'c' \"d\"", "", "multi\nline", "🙂 x"])
+_SKILL_NAMES = st.one_of(
+    st.sampled_from(["a", "b-c", "x&y", "<tag>", 'q"uote', "it's", "é", ""]), entries.sharp_text
+)
+_SKILL_TEXT = st.one_of(
+    st.sampled_from(["does a", "<b> & 'c' \"d\"", "", "multi\nline", "🙂 x"]), entries.sharp_text
+)
 
 
 @st.composite
@@ -252,14 +257,22 @@ def _prompt_build(draw: st.DrawFn) -> dict[str, Any]:
             st.lists(st.sampled_from(["Be brief", "  Be brief  ", "", "Use & <tags>"]), max_size=4)
         )
     if draw(st.integers(0, 2)) == 0:
-        args["appendSystemPrompt"] = draw(st.sampled_from(["Also this.", "", None]))
+        args["appendSystemPrompt"] = draw(
+            st.one_of(st.sampled_from(["Also this.", "", None]), entries.sharp_text)
+        )
     if draw(st.booleans()):
         args["contextFiles"] = draw(
             st.lists(
                 st.fixed_dictionaries(
                     {
-                        "path": st.sampled_from(["/ws/AGENTS.md", "/a&b/<x>.md", ""]),
-                        "content": st.sampled_from(["rules\n", "", '<tag> & "q"', "a\r\nb"]),
+                        "path": st.one_of(
+                            st.sampled_from(["/ws/AGENTS.md", "/a&b/<x>.md", "", '/w/"q".md']),
+                            entries.sharp_text.map(lambda t: f"/w/{t}.md"),
+                        ),
+                        "content": st.one_of(
+                            st.sampled_from(["rules\n", "", '<tag> & "q"', "a\r\nb"]),
+                            entries.sharp_text,
+                        ),
                     }
                 ),
                 max_size=3,
@@ -334,377 +347,6 @@ def _resources_load(draw: st.DrawFn) -> dict[str, Any]:
     return args
 
 
-# --- sessions, messages, compaction -----------------------------------------------------
-
-_USAGE = {
-    "input": 0,
-    "output": 0,
-    "cacheRead": 0,
-    "cacheWrite": 0,
-    "totalTokens": 0,
-    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-}
-_TEXT = st.text(alphabet="ab é🙂\n<&", max_size=40)
-
-
-@st.composite
-def _usage(draw: st.DrawFn) -> dict[str, Any]:
-    usage: dict[str, Any] = json.loads(json.dumps(_USAGE))
-    usage["input"] = draw(st.integers(0, 500))
-    usage["output"] = draw(st.integers(0, 50))
-    usage["totalTokens"] = draw(st.sampled_from([0, usage["input"] + usage["output"], 1000]))
-    return usage
-
-
-# tool-call argument keys where JavaScript's key order is sharp: array indices (up to
-# 2**32 - 2) first and ascending, everything else (leading zeros, signs, fractions, spaces,
-# 2**32 - 1, Unicode digits) in inserted order
-_ARGUMENT_KEYS = st.sampled_from(
-    ["path", "b", "0", "1", "10", "01", "-1", "1.5", " 2", "4294967294", "4294967295",
-     "\u0661", "\u00b2", "\uff11", "__proto__", "é"]
-)  # fmt: skip
-_ARGUMENT_SCALARS = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-10, 10**6),
-    st.sampled_from([1.5, -0.0, 0.1, 1e21, 2.0]),
-    st.text(st.sampled_from('a"\\\n\té🙂'), max_size=4),
-)
-_ARGUMENT_VALUES = st.recursive(
-    _ARGUMENT_SCALARS,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_ARGUMENT_KEYS, inner, max_size=3),
-    max_leaves=6,
-)
-
-
-@st.composite
-def _assistant(draw: st.DrawFn) -> dict[str, Any]:
-    content: list[dict[str, Any]] = []
-    for kind in draw(st.lists(st.sampled_from(["text", "thinking", "toolCall"]), max_size=3)):
-        if kind == "text":
-            content.append({"type": "text", "text": draw(_TEXT)})
-        elif kind == "thinking":
-            content.append({"type": "thinking", "thinking": draw(_TEXT)})
-        else:
-            content.append(
-                {
-                    "type": "toolCall",
-                    "id": draw(st.sampled_from(["c1", "c2"])),
-                    "name": draw(st.sampled_from(["read", "write", "edit", "bash", "grep"])),
-                    "arguments": draw(
-                        st.one_of(
-                            st.sampled_from(
-                                [{"path": "a.ts"}, {"path": "b/é.md"}, {"command": "ls -l"}, {}]
-                            ),
-                            st.dictionaries(_ARGUMENT_KEYS, _ARGUMENT_VALUES, max_size=5),
-                        )
-                    ),
-                }
-            )
-    message: dict[str, Any] = {
-        "role": "assistant",
-        "content": content,
-        "api": "messages",
-        "provider": "anthropic",
-        "model": "m1",
-        "stopReason": draw(st.sampled_from(["stop", "toolUse", "length", "error", "aborted"])),
-        "usage": draw(_usage()),
-        "timestamp": 2,
-    }
-    if message["stopReason"] == "error" and draw(st.booleans()):
-        message["errorMessage"] = "boom"
-    return message
-
-
-@st.composite
-def messages(draw: st.DrawFn) -> dict[str, Any]:
-    """One agent message of any role Pi's context layer knows (and one it does not)."""
-    role = draw(
-        st.sampled_from(
-            [
-                "user",
-                "user",
-                "assistant",
-                "assistant",
-                "toolResult",
-                "bashExecution",
-                "custom",
-                "branchSummary",
-                "compactionSummary",
-                "other",
-            ]
-        )
-    )
-    if role == "user":
-        content: Any = draw(
-            st.one_of(
-                _TEXT,
-                st.lists(
-                    st.one_of(
-                        _TEXT.map(lambda t: {"type": "text", "text": t}),
-                        st.just({"type": "image", "data": "AAAA", "mimeType": "image/png"}),
-                    ),
-                    max_size=2,
-                ),
-            )
-        )
-        return {"role": "user", "content": content, "timestamp": 1}
-    if role == "assistant":
-        return draw(_assistant())
-    if role == "toolResult":
-        return {
-            "role": "toolResult",
-            "toolCallId": "c1",
-            "toolName": draw(st.sampled_from(["read", "bash"])),
-            "content": [{"type": "text", "text": draw(_TEXT)}],
-            "isError": draw(st.booleans()),
-            "timestamp": 3,
-        }
-    if role == "bashExecution":
-        message = {
-            "role": "bashExecution",
-            "command": draw(st.sampled_from(["ls", "echo `x`", ""])),
-            "output": draw(_TEXT),
-            "exitCode": draw(st.sampled_from([0, 1, None])),
-            "cancelled": draw(st.booleans()),
-            "truncated": draw(st.booleans()),
-            "timestamp": 4,
-        }
-        if draw(st.booleans()):
-            message["fullOutputPath"] = "/tmp/out.log"
-        if draw(st.integers(0, 3)) == 0:
-            message["excludeFromContext"] = True
-        return message
-    if role == "custom":
-        return {
-            "role": "custom",
-            "customType": "note",
-            "content": draw(_TEXT),
-            "display": draw(st.booleans()),
-            "timestamp": 5,
-        }
-    if role == "branchSummary":
-        return {"role": "branchSummary", "summary": draw(_TEXT), "fromId": "e1", "timestamp": 6}
-    if role == "compactionSummary":
-        return {
-            "role": "compactionSummary",
-            "summary": draw(_TEXT),
-            "tokensBefore": draw(st.integers(0, 999)),
-            "timestamp": 7,
-        }
-    return {"role": "mystery", "content": "x", "timestamp": 8}
-
-
-_MESSAGES = st.lists(messages(), max_size=6)
-_SETTINGS = st.fixed_dictionaries(
-    {},
-    optional={
-        "enabled": st.booleans(),
-        "reserveTokens": st.sampled_from([0, 10, 100, 16384, -5, 0.5]),
-        "keepRecentTokens": st.sampled_from([0, 1, 10, 50, 200, 20000]),
-    },
-)
-_WINDOWS = st.sampled_from([0, 100, 400, 1000, 128000, -1, 0.5])
-
-
-@st.composite
-def _compaction_should(draw: st.DrawFn) -> dict[str, Any]:
-    args: dict[str, Any] = {"contextWindow": draw(_WINDOWS)}
-    if draw(st.booleans()):
-        args["contextTokens"] = draw(st.one_of(st.integers(-1, 200000), st.just(0.5)))
-    else:
-        args["messages"] = draw(_MESSAGES)
-    if draw(st.booleans()):
-        args["settings"] = draw(_SETTINGS)
-    return args
-
-
-def _entries_or_jsonl(draw: st.DrawFn, entries: list[dict[str, Any]]) -> dict[str, Any]:
-    """`entries`, or the same as a session file's text with a header and noise lines."""
-    if draw(st.integers(0, 4)):
-        return {"entries": entries}
-    header = {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00Z"}
-    lines = [json.dumps(header)] + [json.dumps(entry) for entry in entries]
-    # blank and bad lines, and pieces that are JSON only together ("[1" then "2]")
-    for _ in range(draw(st.integers(0, 2))):
-        noise = draw(st.sampled_from(["", "{", "42", " ", "[1", "2]", "1,2", '"a', "}", "\u00a0"]))
-        lines.insert(draw(st.integers(0, len(lines))), noise)
-    return {"jsonl": "\n".join(lines) + draw(st.sampled_from(["", "\n", "\n\n"]))}
-
-
-@st.composite
-def _cut_point(draw: st.DrawFn) -> dict[str, Any]:
-    entries = draw(sessions.linear_sessions())
-    args = {"entries": entries, "keepRecentTokens": draw(st.sampled_from([0, 1, 5, 20, 100, 1e6]))}
-    if draw(st.booleans()):
-        args["startIndex"] = draw(st.integers(0, len(entries)))
-    if draw(st.booleans()):
-        args["endIndex"] = draw(st.integers(0, len(entries)))
-    return args
-
-
-@st.composite
-def _compaction_prepare(draw: st.DrawFn) -> dict[str, Any]:
-    args = _entries_or_jsonl(draw, draw(sessions.linear_sessions()))
-    if draw(st.booleans()):
-        args["settings"] = draw(_SETTINGS)
-    return args
-
-
-@st.composite
-def _reply(draw: st.DrawFn) -> dict[str, Any]:
-    reply: dict[str, Any] = {"text": draw(st.sampled_from(["Summary.", "", "## Goal\nx"]))}
-    if draw(st.integers(0, 3)) == 0:
-        reply["stopReason"] = draw(st.sampled_from(["stop", "length", "error", "aborted"]))
-    if draw(st.integers(0, 3)) == 0:
-        reply["usage"] = draw(_usage())
-    if reply.get("stopReason") == "error":
-        reply["errorMessage"] = "provider down"
-    return reply
-
-
-@st.composite
-def _model(draw: st.DrawFn) -> dict[str, Any]:
-    model: dict[str, Any] = {"reply": draw(_reply())}
-    if draw(st.booleans()):
-        model["contextWindow"] = draw(st.sampled_from([0, 200, 1000, 128000]))
-    if draw(st.booleans()):
-        model["maxTokens"] = draw(st.sampled_from([0, 100, 4096]))
-    return model
-
-
-@st.composite
-def _compaction_compact(draw: st.DrawFn) -> dict[str, Any]:
-    args = _entries_or_jsonl(draw, draw(sessions.linear_sessions()))
-    model = draw(_model())
-    if draw(st.booleans()):
-        model["turnPrefixReply"] = draw(_reply())
-    if draw(st.integers(0, 3)) == 0:
-        model["reasoning"] = draw(st.booleans())
-    args["model"] = model
-    if draw(st.booleans()):
-        args["settings"] = draw(_SETTINGS)
-    if draw(st.integers(0, 2)) == 0:
-        args["customInstructions"] = draw(st.sampled_from(["focus on tests", ""]))
-    if draw(st.integers(0, 3)) == 0:
-        args["thinkingLevel"] = draw(st.sampled_from(["off", "low", "high"]))
-    return args
-
-
-@st.composite
-def _compaction_failure(draw: st.DrawFn) -> dict[str, Any]:
-    response = draw(_assistant())
-    return {"response": response, "label": draw(st.sampled_from(["Summarization", "Branch", ""]))}
-
-
-@st.composite
-def _session_context(draw: st.DrawFn) -> dict[str, Any]:
-    entries = draw(sessions.session_trees())
-    args = _entries_or_jsonl(draw, entries)
-    if draw(st.booleans()):
-        args["leafId"] = draw(st.sampled_from([*[e["id"] for e in entries], None, "gone"]))
-    return args
-
-
-@st.composite
-def _session_parse(draw: st.DrawFn) -> dict[str, Any]:
-    args = _entries_or_jsonl(draw, draw(sessions.session_trees()))
-    if "jsonl" not in args:
-        args = {"jsonl": "\n".join(json.dumps(e) for e in args["entries"])}
-    if draw(st.booleans()):
-        args["jsonl"] = draw(st.sampled_from(["\ufeff", " ", "\r\n", ""])) + args["jsonl"]
-    return args
-
-
-@st.composite
-def _branch_collect(draw: st.DrawFn) -> dict[str, Any]:
-    entries, old, target = draw(sessions.tree_with_leaves())
-    args = _entries_or_jsonl(draw, entries)
-    args["targetId"] = target
-    if draw(st.integers(0, 3)):
-        args["oldLeafId"] = draw(st.sampled_from([old, None]))
-    return args
-
-
-@st.composite
-def _branch_prepare(draw: st.DrawFn) -> dict[str, Any]:
-    args = _entries_or_jsonl(draw, draw(sessions.session_trees()))
-    if draw(st.booleans()):
-        args["tokenBudget"] = draw(st.sampled_from([0, 1, 10, 50, 1000, -1]))
-    return args
-
-
-@st.composite
-def _branch_summarize(draw: st.DrawFn) -> dict[str, Any]:
-    args = _entries_or_jsonl(draw, draw(sessions.session_trees()))
-    if draw(st.integers(0, 5)):
-        args["model"] = draw(_model())
-    if draw(st.booleans()):
-        args["reserveTokens"] = draw(st.sampled_from([0, 10, 100, 16384]))
-    if draw(st.integers(0, 2)) == 0:
-        args["customInstructions"] = draw(st.sampled_from(["focus", ""]))
-    if draw(st.integers(0, 2)) == 0:
-        args["replaceInstructions"] = draw(st.booleans())
-    return args
-
-
-@st.composite
-def _session_navigate(draw: st.DrawFn) -> dict[str, Any]:
-    entries, leaf, target = draw(sessions.tree_with_leaves())
-    args = _entries_or_jsonl(draw, entries)
-    args.update(targetId=target, timestamp="2026-06-01T00:00:00.000Z")
-    if draw(st.integers(0, 3)):
-        args["leafId"] = leaf
-    if draw(st.booleans()):
-        args["summarize"] = draw(st.booleans())
-        args["model"] = draw(_model())
-    if draw(st.integers(0, 3)) == 0:
-        args["customInstructions"] = "focus"
-    if draw(st.integers(0, 3)) == 0:
-        args["replaceInstructions"] = draw(st.booleans())
-    if draw(st.integers(0, 3)) == 0:
-        args["label"] = draw(st.sampled_from(["checkpoint", ""]))
-    if draw(st.integers(0, 3)) == 0:
-        args["reserveTokens"] = draw(st.sampled_from([0, 100, 16384]))
-    return args
-
-
-@st.composite
-def _session_run(draw: st.DrawFn) -> dict[str, Any]:
-    args = draw(sessions.agent_runs())
-    if draw(st.integers(0, 3)) == 0:
-        args["entries"] = draw(sessions.linear_sessions(max_entries=5))
-    return args
-
-
-@st.composite
-def _turn_start(draw: st.DrawFn) -> dict[str, Any]:
-    entries = draw(sessions.linear_sessions())
-    args = _entries_or_jsonl(draw, entries)
-    args["entryIndex"] = draw(st.integers(-1, len(entries)))
-    if draw(st.booleans()):
-        args["startIndex"] = draw(st.integers(-1, len(entries)))
-    return args
-
-
-_PATHS = st.lists(st.sampled_from(["a.ts", "b/c.ts", "é.md", "a.ts", "", "x y"]), max_size=4)
-
-
-@st.composite
-def _file_lists(draw: st.DrawFn) -> dict[str, Any]:
-    return {"fileOps": {"read": draw(_PATHS), "written": draw(_PATHS), "edited": draw(_PATHS)}}
-
-
-@st.composite
-def _usage_record(draw: st.DrawFn) -> dict[str, Any]:
-    usage = draw(_usage())
-    usage["cacheRead"] = draw(st.sampled_from([0, 7, 0.5]))
-    usage["cacheWrite"] = draw(st.sampled_from([0, 3]))
-    if draw(st.integers(0, 3)) == 0:
-        del usage["totalTokens"]
-    return {"usage": usage}
-
-
 OP_ARGS: Final[Mapping[str, st.SearchStrategy[dict[str, Any]]]] = {
     "truncate.head": _truncate(),
     "truncate.tail": _truncate(),
@@ -720,29 +362,5 @@ OP_ARGS: Final[Mapping[str, st.SearchStrategy[dict[str, Any]]]] = {
     "skills.format": _skills_format(),
     "resources.load": _resources_load(),
     "prompt.build": _prompt_build(),
-    "tokens.estimate": st.builds(lambda m: {"message": m}, messages()),
-    "context.estimate": st.builds(lambda ms: {"messages": ms}, _MESSAGES),
-    "compaction.should": _compaction_should(),
-    "compaction.cut_point": _cut_point(),
-    "compaction.prepare": _compaction_prepare(),
-    "compaction.serialize": st.builds(lambda ms: {"messages": ms}, _MESSAGES),
-    "compaction.failure": _compaction_failure(),
-    "compaction.compact": _compaction_compact(),
-    "session.parse": _session_parse(),
-    "session.context": _session_context(),
-    "branch.collect": _branch_collect(),
-    "branch.prepare": _branch_prepare(),
-    "branch.summarize": _branch_summarize(),
-    "session.navigate": _session_navigate(),
-    "session.run": _session_run(),
-    "messages.convert": st.builds(lambda ms: {"messages": ms}, _MESSAGES),
-    # protocol 1.1: the session helpers
-    "tokens.calculate": _usage_record(),
-    "compaction.last_usage": st.builds(lambda e: {"entries": e}, sessions.session_trees()),
-    "compaction.turn_start": _turn_start(),
-    "session.context_entries": _session_context(),
-    "compaction.file_lists": _file_lists(),
-    "compaction.format_file_ops": st.fixed_dictionaries(
-        {"readFiles": _PATHS, "modifiedFiles": _PATHS}
-    ),
+    **SESSION_OP_ARGS,
 }

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from conformance.adapters.ops import Handler
-from reference import agent_run, session
+from reference import agent_run, migration, session
 from reference.branch import ScriptedReply
 from reference.compaction import CompactionSettings
 from reference.errors import InvalidInput
@@ -31,7 +31,7 @@ def _run(a: Mapping[str, Any]) -> dict[str, Any]:
     model = a.get("model") or {}
     results = a.get("toolResults") or {}
     ran = agent_run.run_agent_session(
-        list(a.get("entries") or []),
+        list(migration.load_session(a.get("entries") or []).entries),
         list(a.get("prompts") or []),
         replies=[_reply(r, f"replies[{i}]") for i, r in enumerate(a.get("replies") or [])],
         summary_replies=[
@@ -57,7 +57,7 @@ def _run(a: Mapping[str, Any]) -> dict[str, Any]:
     fresh = {e["id"] for e in ran.appended}
 
     def settle(entry: Mapping[str, Any]) -> dict[str, Any]:
-        if entry["id"] not in fresh:
+        if entry.get("id") not in fresh:
             return dict(entry)
         out = {**entry, "timestamp": stamp}
         if "message" in out:
@@ -67,7 +67,7 @@ def _run(a: Mapping[str, Any]) -> dict[str, Any]:
     entries = [settle(e) for e in ran.entries]
     return {
         "events": list(ran.events),
-        "appended": [e for e in entries if e["id"] in fresh],
+        "appended": [e for e in entries if e.get("id") in fresh],
         "leafId": ran.leaf_id,
         "context": session.build_session_context(entries, ran.leaf_id).to_pi(),
     }

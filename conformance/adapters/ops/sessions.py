@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from conformance.adapters.ops import Handler
-from reference import branch, compaction, messages, session, summary, tokens
+from reference import branch, compaction, messages, migration, session, summary, tokens
 from reference.errors import InvalidInput
 from reference.tokens import ZERO_USAGE
 
@@ -30,6 +30,11 @@ def _entries(args: Mapping[str, Any]) -> Sequence[Any]:
         if not isinstance(entries, list):
             raise InvalidInput("entries", "must be a list")
     return session.as_entries(entries)
+
+
+def _managed(args: Mapping[str, Any]) -> migration.LoadedSession:
+    """The request's entries as Pi's `SessionManager` holds them (migrated, no headers)."""
+    return migration.load_session(_entries(args))
 
 
 def _should(a: Mapping[str, Any]) -> dict[str, Any]:
@@ -88,8 +93,11 @@ def _summarize(a: Mapping[str, Any]) -> dict[str, Any]:
 
 def _navigate(a: Mapping[str, Any]) -> dict[str, Any]:
     limits, reply = _model(a)
-    entries = _entries(a)
-    leaf = a["leafId"] if "leafId" in a else (entries[-1].get("id") if entries else None)
+    managed = _managed(a)
+    entries = managed.entries
+    leaf = a.get("leafId", managed.leaf_id)
+    if leaf is session.UNSET:  # a last entry without an id: navigation reads it as no leaf
+        leaf = None
     ids = (f"new-{n}" for n in itertools.count(1))
     try:
         moved = branch.navigate_tree(
@@ -151,7 +159,7 @@ HANDLERS: Final[dict[str, Handler]] = {
     "session.parse": lambda a: session.parse_session_entries(a["jsonl"]).to_pi(),
     "session.context": lambda a: session.build_session_context(_entries(a), _leaf(a)).to_pi(),
     "branch.collect": lambda a: branch.collect_entries_for_branch_summary(
-        _entries(a), a.get("oldLeafId"), a["targetId"]
+        _managed(a).entries, a.get("oldLeafId"), a["targetId"]
     ).to_pi(),
     "branch.prepare": lambda a: branch.prepare_branch_entries(
         _entries(a), a.get("tokenBudget", 0)

@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { modelRequest, typeBuilder } from "../shims.mjs";
+import { inMemoryManager } from "../migrated.mjs";
 
 export default async function runOps(context) {
   const { load, packageDir } = context;
@@ -76,6 +77,7 @@ export default async function runOps(context) {
 
   async function run(a) {
     const entries = structuredClone(a.entries ?? []);
+    let before; // the ids before the run (Pi's manager may append to the given array itself)
     const stamps = stampsOf(entries);
     const start = Math.max(Date.parse("2026-01-01T00:00:00.000Z"), ...stamps.map((t) => t + 1));
     const home = mkdtempSync(join(tmpdir(), "ctxspec-run-"));
@@ -104,7 +106,8 @@ export default async function runOps(context) {
         api: "anthropic-messages", reasoning: false, input: ["text"], baseUrl: "http://127.0.0.1:9",
         cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
         contextWindow: m.contextWindow ?? 0, maxTokens: m.maxTokens ?? 0 };
-      sm = sessions.SessionManager.inMemory(home, undefined, entries);
+      sm = inMemoryManager(sessions, home, entries);
+      before = new Set(sm.getEntries().map((e) => e?.id));
       const { session } = await createAgentSession({ cwd: home, agentDir, sessionManager: sm, settingsManager,
         resourceLoader, model, customTools: toolsOf(a), noTools: "builtin" });
       session.agent.streamFunction = (requestModel, ctx) => {
@@ -159,7 +162,6 @@ export default async function runOps(context) {
     }
     if (problems.length > 0) throw invalid(problems[0]);
     if (a.replies && agentCalls < a.replies.length) throw invalid(`replies: ${a.replies.length - agentCalls} scripted replies were never asked for`);
-    const before = new Set(entries.map((e) => e.id));
     const renamed = new Map();
     for (const e of sm.getEntries()) if (!before.has(e.id)) renamed.set(e.id, `new-${renamed.size + 1}`);
     const rename = (id) => (renamed.has(id) ? renamed.get(id) : id);

@@ -5,6 +5,7 @@
 // reply: {text | content, stopReason?, usage?, errorMessage?}}: a streamFn answers with it.
 import { modelRequest } from "../shims.mjs";
 import { hostSession } from "../host.mjs";
+import { inMemoryManager } from "../migrated.mjs";
 export default async function sessionOps(context) {
   const { load } = context;
   const invalid = (message) => new context.InvalidInput(message);
@@ -52,10 +53,13 @@ export default async function sessionOps(context) {
     return { model, streamFn };
   }
 
+  // an unknown leafId or targetId is input outside the op's domain (PROTOCOL.md), asked of
+  // Pi's own index (a session header is not in it); Pi's branch() would throw
   function sessionManager(entries, a) {
-    const sm = sessions.SessionManager.inMemory("/", undefined, structuredClone(entries));
+    const sm = inMemoryManager(sessions, "/", structuredClone(entries));
     if ("leafId" in a) {
       if (a.leafId === null) sm.resetLeaf();
+      else if (sm.getEntry(a.leafId) === undefined) throw invalid(`leafId: Entry ${a.leafId} not found`);
       else sm.branch(a.leafId);
     }
     return sm;
@@ -64,7 +68,6 @@ export default async function sessionOps(context) {
   async function navigate(a) {
     const entries = entriesOf(a);
     const sm = sessionManager(entries, a);
-    // an unknown target is input outside the op's domain (PROTOCOL.md): asked of Pi's own index
     if (sm.getEntry(a.targetId) === undefined) throw invalid(`targetId: Entry ${a.targetId} not found`);
     const before = new Set(sm.getEntries().map((e) => e.id));
     const seen = [];
@@ -169,7 +172,7 @@ export default async function sessionOps(context) {
       return sessions.buildSessionContext(entries, leafOf(a), guardedIndex(entries));
     },
     "branch.collect": (a) => {
-      const sm = sessions.SessionManager.inMemory("/", undefined, structuredClone(entriesOf(a)));
+      const sm = inMemoryManager(sessions, "/", structuredClone(entriesOf(a)));
       return branchSummary.collectEntriesForBranchSummary(sm, a.oldLeafId ?? null, a.targetId);
     },
     "branch.prepare": (a) => {
