@@ -204,10 +204,15 @@ def compare(expected: Outcome, actual: Outcome, op: str = "") -> Verdict:
     # a value that differs names the class before a field missing or extra: a port that
     # never sends one field would otherwise put every example in that one class
     first = next((d for d in found if d.kind == "differs"), found[0])
-    how = " missing" if first.missing else " unexpected" if first.extra else ""
-    if isinstance(first.expected, str) and isinstance(first.actual, str):
-        how = f": {_line_shape(first.expected, first.actual)}"
-    return Verdict(_INDEX.sub("[]", first.path) + how, tuple(found))
+    return Verdict(difference_signature(first), tuple(found))
+
+
+def difference_signature(difference: Difference) -> str:
+    """One difference's class: its path (indices elided) and how it differs."""
+    how = " missing" if difference.missing else " unexpected" if difference.extra else ""
+    if isinstance(difference.expected, str) and isinstance(difference.actual, str):
+        how = f": {_line_shape(difference.expected, difference.actual)}"
+    return _INDEX.sub("[]", difference.path) + how
 
 
 _WORD = re.compile(r"[^\W\d_]+")

@@ -37,7 +37,15 @@ from conformance.adapters import (
 )
 from conformance.adapters.base import Implementation, Reply
 from conformance.cases import load_cases
-from conformance.fuzz import Found, Outcome, ask, compare, write_cases
+from conformance.fuzz import (
+    Found,
+    Outcome,
+    Verdict,
+    ask,
+    compare,
+    difference_signature,
+    write_cases,
+)
 from conformance.protocol import OpError
 from conformance.recording import read_failures
 
@@ -123,10 +131,16 @@ def _case_classes(impl: Implementation, ops: set[str]) -> set[tuple[str, str]]:
             if case.expect_error is not None
             else {"result": case.expect_result}
         )
-        signature = compare(_outcome(expected), ask(impl, case.op, case.args), case.op).signature
-        if signature:
-            shown.add((case.op, loose(signature)))
+        verdict = compare(_outcome(expected), ask(impl, case.op, case.args), case.op)
+        shown |= {(case.op, key) for key in _keys(verdict)}
     return shown
+
+
+def _keys(verdict: Verdict) -> set[str]:
+    """Every class a verdict shows: the signature of each of its differences, loosely."""
+    if not verdict.signature:
+        return set()
+    return {loose(verdict.signature)} | {loose(difference_signature(d)) for d in verdict.found}
 
 
 def _outcome(expectation: dict[str, Any]) -> Outcome:
