@@ -35,6 +35,7 @@ from typing import Any, Final, Literal
 
 from reference.discovery import ContextFile, load_project_context_files
 from reference.frontmatter import FrontmatterError, js_trim, parse_frontmatter
+from reference.ignore import IgnoreMatcher, IgnoreRuleError, read_rules
 from reference.skills import Diagnostic, Skill, SourceInfo, load_skills
 from reference.tree import Listing, join, normalize, strip_bom
 
@@ -307,44 +308,81 @@ def _apply_patterns(files: Sequence[str], patterns: Sequence[str], base: str) ->
 
 
 def _skill_entries(
-    listing: Listing, directory: str, mode: str, root: str | None = None
+    listing: Listing, directory: str, mode: str, scan: tuple[str, IgnoreMatcher] | None = None
 ) -> list[str]:
     """The skill files the loader finds under a directory (RES-1, RES-3).
 
     A directory with `SKILL.md` gives that file only. Else names starting with `.` and
     `node_modules` are skipped; `*.md` files count at the top (`pi` mode: settings
     entries, `.pi/skills`, `<agentDir>/skills`) or below it (`agents` mode:
-    `.agents/skills`); sub-directories are searched.
+    `.agents/skills`); sub-directories are searched. RES-9: what the scan's ignore files
+    match is passed over (a `.md` file and a directory, with a final `/`, are tested).
     """
-    top = directory if root is None else root
-    own = join(directory, "SKILL.md")
-    if listing.is_file(own):
-        return [own]
+    top, matcher = scan if scan is not None else (directory, IgnoreMatcher())
+    read_rules(listing, directory, top, matcher)
     found: list[str] = []
-    for name in listing.children(directory):
-        if name.startswith(".") or name == "node_modules":
-            continue
-        path = join(directory, name)
-        at_top = directory == top
-        if listing.is_file(path) and name.endswith(".md") and (at_top == (mode == "pi")):
-            found.append(path)
-        elif listing.is_dir(path):
-            found += _skill_entries(listing, path, mode, top)
+    try:
+        own = join(directory, "SKILL.md")
+        if listing.is_file(own) and not matcher.ignores(posixpath.relpath(own, top)):
+            return [own]
+        for name in listing.children(directory):
+            if name.startswith(".") or name == "node_modules":
+                continue
+            path = join(directory, name)
+            is_dir, is_file = listing.is_dir(path), listing.is_file(path)
+            rel = posixpath.relpath(path, top)
+            if (
+                is_file
+                and name.endswith(".md")
+                and not matcher.ignores(rel)
+                and (directory == top) == (mode == "pi")
+            ):
+                found.append(path)
+            elif is_dir and not matcher.ignores(rel + "/"):
+                found += _skill_entries(listing, path, mode, (top, matcher))
+    except IgnoreRuleError:
+        pass
     return found
 
 
-def _prompt_files(listing: Listing, directory: str, *, recursive: bool) -> list[str]:
+def _prompt_files(
+    listing: Listing,
+    directory: str,
+    *,
+    recursive: bool,
+    suffix: str = ".md",
+    scan: tuple[str, IgnoreMatcher] | None = None,
+) -> list[str]:
     """RES-6: the `*.md` files of a prompt root, names starting with `.` (and
-    `node_modules`) skipped; a settings entry's directory is searched to any depth."""
+    `node_modules`) skipped; a settings entry's directory is searched to any depth.
+
+    RES-9: what the ignore files match is passed over: a root's own rules only, each
+    entry tested without a final `/`; in a recursive search every directory's rules,
+    directories tested with a final `/`.
+    """
+    top, matcher = scan if scan is not None else (directory, IgnoreMatcher())
+    if recursive or scan is None:
+        read_rules(listing, directory, top, matcher)
     found: list[str] = []
-    for name in listing.children(directory):
-        if name.startswith(".") or name == "node_modules":
-            continue
-        path = join(directory, name)
-        if listing.is_file(path) and name.endswith(".md"):
-            found.append(path)
-        elif recursive and listing.is_dir(path):
-            found += _prompt_files(listing, path, recursive=True)
+    try:
+        for name in listing.children(directory):
+            if name.startswith(".") or name == "node_modules":
+                continue
+            path = join(directory, name)
+            is_dir, is_file = listing.is_dir(path), listing.is_file(path)
+            if not is_dir and not is_file:
+                continue  # a dangling link
+            rel = posixpath.relpath(path, top)
+            if matcher.ignores(rel + "/" if recursive and is_dir else rel):
+                continue
+            if is_file and name.endswith(suffix):
+                found.append(path)
+            elif recursive and is_dir:
+                found += _prompt_files(
+                    listing, path, recursive=True, suffix=suffix, scan=(top, matcher)
+                )
+    except IgnoreRuleError:
+        pass
     return found
 
 
