@@ -638,7 +638,8 @@ def _collect_prompts(
             )
             continue
         winners[template.name] = template
-    return tuple(winners.values()), (*diags, *collisions)
+    # RES-6: the collisions first, then the missing explicit paths (checked after loading)
+    return tuple(winners.values()), (*collisions, *diags)
 
 
 def _file_or_literal(listing: Listing, value: str) -> str:
