@@ -28,6 +28,18 @@ function trustStoreError(message, path) {
   return { kind: "notJson", path };
 }
 
+// a trust store file's decisions when Pi can read it as an object, else null
+function storeText(path) {
+  const text = readableText(path);
+  if (text === null) return null;
+  try {
+    const parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
+    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
 // the text of a file, or null when there is none or it cannot be read (a directory)
 function readableText(path) {
   if (!existsSync(path)) return null;
@@ -57,15 +69,25 @@ export default async function contextOps(context) {
     const saved = { HOME: process.env.HOME, PI_OFFLINE: process.env.PI_OFFLINE };
     process.env.PI_OFFLINE = "1";
     if (args.home) process.env.HOME = real(args.home);
+    // a trust store's key as Pi keeps it: a virtual absolute path is the same path under
+    // the root, character for character (`/ws//repo` stays unnormalised, so it matches no
+    // directory, as in a real store); any other key (`ws/repo`, `~/x`, "") is written as is
+    const storeKey = (key) => (key === "/" ? root : key.startsWith("/") ? root + key : key);
+    const storeFile = args.agentDir ? real(args.agentDir) + "/trust.json" : undefined;
     try {
-      if (args.trustStore && args.agentDir) {
-        // the stored decisions, keyed by real path as Pi keeps them
-        const data = Object.fromEntries(Object.entries(args.trustStore).map(([k, v]) => [real(k), v]));
-        const file = real(args.agentDir) + "/trust.json";
-        mkdirSync(dirname(file), { recursive: true });
-        writeFileSync(file, JSON.stringify(data, null, 2) + "\n");
+      if (args.trustStore && storeFile) {
+        const data = Object.fromEntries(Object.entries(args.trustStore).map(([k, v]) => [storeKey(k), v]));
+        mkdirSync(dirname(storeFile), { recursive: true });
+        writeFileSync(storeFile, JSON.stringify(data, null, 2) + "\n");
+      } else if (storeFile && !args.trustStore) {
+        // a store written in the tree: its keys are paths of the tree too (a store Pi cannot
+        // read, or that is no object, is left as written)
+        const literal = storeText(storeFile);
+        if (literal !== null) {
+          writeFileSync(storeFile, JSON.stringify(Object.fromEntries(Object.entries(literal).map(([k, v]) => [storeKey(k), v]))));
+        }
       }
-      return virtualize(await body(real), root);
+      return virtualize(await body(real, (text) => text.split(JSON.stringify(root)).join('"/"')), root);
     } finally {
       for (const [key, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[key];
@@ -93,7 +115,7 @@ export default async function contextOps(context) {
       })),
 
     "trust.resolve": (a) =>
-      inTree(a, async (real) => {
+      inTree(a, async (real, rootKey) => {
         const cwd = real(a.cwd);
         const trustStore = new trustManager.ProjectTrustStore(real(a.agentDir));
         const storePath = real(a.agentDir) + "/trust.json";
@@ -135,6 +157,8 @@ export default async function contextOps(context) {
         let storeError;
         try {
           stored = trustStore.getEntry(cwd);
+          // a decision stored for the root itself names `/` (stripping the root leaves "")
+          if (stored?.path === real("/")) stored = { ...stored, path: "/" };
         } catch (error) {
           // a broken store that the decision did not need to read: say how it is broken
           storeError = trustStoreError(String(error?.message), storePath);
@@ -143,7 +167,9 @@ export default async function contextOps(context) {
         if (storeError) out.storeError = storeError;
         if (withUI) {
           out.prompt = prompt;
-          out.storeAfter = readableText(storePath);
+          // the root's own key (`/`) would read "" once the root is stripped
+          const after = readableText(storePath);
+          out.storeAfter = after === null ? null : rootKey(after);
         }
         return out;
       }),
