@@ -36,6 +36,7 @@ from typing import Any, Final, Literal
 from reference.discovery import ContextFile, load_project_context_files
 from reference.frontmatter import FrontmatterError, js_trim, parse_frontmatter
 from reference.ignore import IgnoreMatcher, IgnoreRuleError, read_rules
+from reference.paths import is_local_path, resolve_path
 from reference.skills import Diagnostic, Skill, SourceInfo, load_skills
 from reference.tree import Listing, join, normalize, strip_bom
 
@@ -586,6 +587,7 @@ def _collect_prompts(
     trusted: bool,
     no_prompts: bool,
     additional: Sequence[str],
+    additional_raw: Sequence[str],
 ) -> tuple[tuple[PromptTemplate, ...], tuple[Diagnostic, ...]]:
     resolved = (
         []
@@ -608,12 +610,8 @@ def _collect_prompts(
         return SourceInfo(path=given, source="local", base_dir=base)
 
     templates: list[PromptTemplate] = []
-    diags: list[Diagnostic] = []
     for path in _merged(listing, [p for p, enabled, _ in resolved if enabled], additional):
         if not listing.exists(path):
-            if path in additional:
-                kind, message = PROMPT_PATH_MISSING
-                diags.append(Diagnostic(type=kind, message=message, path=path))
             continue
         # RES-6: an explicit directory gives its own `*.md` files, dot files included
         files = (
@@ -638,7 +636,13 @@ def _collect_prompts(
             )
             continue
         winners[template.name] = template
-    # RES-6: the collisions first, then the missing explicit paths (checked after loading)
+    # RES-6: the collisions first, then the missing explicit paths (checked after loading,
+    # once per path; PATH-1: a package source is no path)
+    diags: list[Diagnostic] = []
+    for raw, path in zip(additional_raw, additional, strict=True):
+        if is_local_path(raw) and not listing.exists(path) and path not in {d.path for d in diags}:
+            kind, message = PROMPT_PATH_MISSING
+            diags.append(Diagnostic(type=kind, message=message, path=path))
     return tuple(winners.values()), (*collisions, *diags)
 
 
@@ -712,7 +716,10 @@ def load_resources(
         home=listing.canonical(home),
         trusted=project_trusted,
         no_skills=no_skills,
-        additional=tuple(normalize(p) for p in additional_skill_paths),
+        additional=tuple(
+            resolve_path(p, cwd=cwd, home=home, field="additionalSkillPaths")
+            for p in additional_skill_paths
+        ),
     )
     prompts, prompt_diags = _collect_prompts(
         listing,
@@ -720,7 +727,11 @@ def load_resources(
         agent_dir=agent_dir,
         trusted=project_trusted,
         no_prompts=no_prompt_templates,
-        additional=tuple(normalize(p) for p in additional_prompt_template_paths),
+        additional=tuple(
+            resolve_path(p, cwd=cwd, home=home, field="additionalPromptTemplatePaths")
+            for p in additional_prompt_template_paths
+        ),
+        additional_raw=tuple(additional_prompt_template_paths),
     )
     # RES-4, RES-5: an explicit value replaces discovery; "" means none
     # RES-8: the source paths are the values (or discovered files) that exist as paths

@@ -23,6 +23,7 @@ from typing import Any, Final
 from reference._utf16 import code_units
 from reference.frontmatter import FrontmatterError, js_trim, parse_frontmatter
 from reference.ignore import IgnoreMatcher, IgnoreRuleError, read_rules
+from reference.paths import resolve_path
 from reference.tree import Listing, join
 
 __all__ = [
@@ -339,10 +340,13 @@ def load_skills(
     agent_dir: str,
     skill_paths: Sequence[str] = (),
     include_defaults: bool = True,
+    home: str | None = None,
 ) -> SkillsResult:
     """Pi's `loadSkills`: defaults (user, then project), then explicit paths; first name wins.
 
-    An explicit path that does not exist, or is a file not ending `.md`, is a warning.
+    Each explicit path is resolved first (PATH-1, `reference.paths`: trimmed, relative to
+    `cwd`, `~` from `home`); diagnostics name the resolved path. One that does not exist,
+    or is a file not ending `.md`, is a warning.
     """
     found: list[tuple[Skill, str]] = []
     diags: list[Diagnostic] = []
@@ -351,7 +355,8 @@ def load_skills(
         for directory, source in ((user_dir, "user"), (project_dir, "project")):
             if listing.is_dir(directory):
                 load_skills_from_dir(listing, directory, found, diags, source=source)
-    for path in skill_paths:
+    resolved = [resolve_path(p, cwd=cwd, home=home, field="skillPaths") for p in skill_paths]
+    for path in resolved:
         # SKILL-8: without defaults, a path inside a default root keeps that root's kind
         source = "path"
         if not include_defaults:

@@ -88,6 +88,7 @@ def load_skills(args: Mapping[str, Any]) -> dict[str, Any]:
         agent_dir=args["agentDir"],
         skill_paths=tuple(args.get("skillPaths") or ()),
         include_defaults=True if include is None else bool(include),
+        home=args.get("home"),
     ).to_pi(extended=args.get("extended") is True)
 
 

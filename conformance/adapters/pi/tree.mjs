@@ -91,6 +91,33 @@ export function realPath(root, virtual) {
   return normal === "" ? root : root + "/" + normal;
 }
 
+// An explicit resource path as Pi's resolvePath reads it (trimmed, `~` from $HOME, else
+// relative to cwd), given to Pi so that it lands inside the tree: an absolute path is
+// mapped under the root with its padding kept (Pi trims it); a relative or `~` path is
+// passed as written when Pi's own resolution stays inside the tree, else (its `..` climb
+// past the root) mapped like an absolute one, `..` stopping at the root. A file: URL
+// would name a path of the machine: refused. `cwd` and `home` are virtual.
+export function pathArgument(root, raw, { cwd, home, field }) {
+  if (typeof raw !== "string") throw new InvalidInput(`${field}: a path is a string`, field);
+  const core = raw.trim();
+  if (core === "") return raw;
+  const lead = raw.slice(0, raw.indexOf(core));
+  const tail = raw.slice(lead.length + core.length);
+  if (/^file:\/\//.test(core)) throw new InvalidInput(`${field}: '${raw}': a file: URL names no path of the tree`, field);
+  if (core.startsWith("/")) return lead + realPath(root, core) + tail;
+  const tilde = core === "~" || core.startsWith("~/");
+  if (tilde && !home) throw new InvalidInput(`home: needed to expand '${raw}'`, "home");
+  const base = tilde ? home : cwd;
+  const rest = tilde ? core.slice(2) : core;
+  let depth = 0;
+  let inside = true;
+  for (const part of [...segments(base), ...segments(rest)]) {
+    depth += part === ".." ? -1 : 1;
+    if (depth < 0) inside = false;
+  }
+  return inside ? raw : lead + realPath(root, `${base}/${rest}`) + tail;
+}
+
 export function virtualize(value, root) {
   if (typeof value === "string") return value.split(root).join("");
   if (Array.isArray(value)) return value.map((item) => virtualize(item, root));

@@ -6,7 +6,7 @@
 // package's own documentation paths are shown as /pi/... (they differ per machine).
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { materialize, realPath, virtualize, removeTree } from "../tree.mjs";
+import { materialize, pathArgument, realPath, virtualize, removeTree } from "../tree.mjs";
 
 // what each op needs of Pi (the adapter leaves an op out where a release lacks a module)
 export const needs = {
@@ -62,10 +62,13 @@ export default async function contextOps(context) {
   const systemPrompt = await load("core/system-prompt.js");
   const settings = await load("core/settings-manager.js");
 
-  // run `body(real)` with the tree laid out; `real(virtual)` maps a case path to R + path
+  // run `body(real, rootKey, paths)` with the tree laid out; `real(virtual)` maps a case path
+  // to R + path, `paths(list, field)` an explicit resource path list (pathArgument)
   async function inTree(args, body) {
     const root = materialize(args.tree ?? {});
     const real = (virtual) => realPath(root, virtual);
+    const paths = (list, field) =>
+      (list ?? []).map((raw) => pathArgument(root, raw, { cwd: args.cwd, home: args.home, field }));
     const saved = { HOME: process.env.HOME, PI_OFFLINE: process.env.PI_OFFLINE };
     process.env.PI_OFFLINE = "1";
     if (args.home) process.env.HOME = real(args.home);
@@ -87,7 +90,7 @@ export default async function contextOps(context) {
           writeFileSync(storeFile, JSON.stringify(Object.fromEntries(Object.entries(literal).map(([k, v]) => [storeKey(k), v]))));
         }
       }
-      return virtualize(await body(real, (text) => text.split(JSON.stringify(root)).join('"/"')), root);
+      return virtualize(await body(real, (text) => text.split(JSON.stringify(root)).join('"/"'), paths), root);
     } finally {
       for (const [key, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[key];
@@ -175,11 +178,11 @@ export default async function contextOps(context) {
       }),
 
     "skills.load": (a) =>
-      inTree(a, (real) => {
+      inTree(a, (real, _, paths) => {
         const result = skills.loadSkills({
           cwd: real(a.cwd),
           agentDir: real(a.agentDir),
-          skillPaths: (a.skillPaths ?? []).map(real),
+          skillPaths: paths(a.skillPaths, "skillPaths"),
           includeDefaults: a.includeDefaults ?? true,
         });
         // `extended`: each skill's sourceInfo too (protocol 1.1)
@@ -199,7 +202,7 @@ export default async function contextOps(context) {
     // resources.load: DefaultResourceLoader.reload() with the trust flag on the
     // SettingsManager; extensions and themes are left out of the result
     "resources.load": (a) =>
-      inTree(a, async (real) => {
+      inTree(a, async (real, _, paths) => {
         const cwd = real(a.cwd);
         const agentDir = real(a.agentDir);
         const asPath = (value) => (typeof value === "string" && value.startsWith("/") ? real(value) : value);
@@ -207,8 +210,8 @@ export default async function contextOps(context) {
           cwd,
           agentDir,
           settingsManager: settings.SettingsManager.create(cwd, agentDir, { projectTrusted: a.projectTrusted ?? true }),
-          additionalSkillPaths: (a.additionalSkillPaths ?? []).map(real),
-          additionalPromptTemplatePaths: (a.additionalPromptTemplatePaths ?? []).map(real),
+          additionalSkillPaths: paths(a.additionalSkillPaths, "additionalSkillPaths"),
+          additionalPromptTemplatePaths: paths(a.additionalPromptTemplatePaths, "additionalPromptTemplatePaths"),
           noSkills: a.noSkills ?? false,
           noPromptTemplates: a.noPromptTemplates ?? false,
           noContextFiles: a.noContextFiles ?? false,
