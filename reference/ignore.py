@@ -158,7 +158,7 @@ def pattern_regex(body: str) -> str:
     """IGN-2: the JavaScript source of the expression for one pattern (its `!` removed).
 
     >>> pattern_regex("sub/*.md")
-    '^sub\\\\/[^/]*\\\\.md(?=$|\\\\/$)'
+    '^sub\\\\/[^\\\\/]*\\\\.md(?=$|\\\\/$)'
     """
     source = body
     for regex, replace in REWRITES:
