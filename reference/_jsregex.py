@@ -116,6 +116,9 @@ class _Translator:
         self.ignore_case = ignore_case
         self.at = 0
 
+    def _error(self, problem: str) -> JsSyntaxError:
+        return JsSyntaxError(f"Invalid regular expression: /{self.source}/: {problem}")
+
     def translate(self) -> str:
         out: list[str] = []
         depth = 0
@@ -132,7 +135,7 @@ class _Translator:
             elif char == ")":
                 depth -= 1
                 if depth < 0:
-                    raise JsSyntaxError(f"Invalid regular expression: /{self.source}/: Unmatched ')'")
+                    raise self._error("Unmatched ')'")
                 out.append(")")
             elif char in "|*+?":
                 out.append(char)
@@ -145,7 +148,7 @@ class _Translator:
             else:
                 out.append(self._literal(char))
         if depth:
-            raise JsSyntaxError(f"Invalid regular expression: /{self.source}/: Unterminated group")
+            raise self._error("Unterminated group")
         return "".join(out)
 
     def _literal(self, unit: str) -> str:
@@ -154,7 +157,7 @@ class _Translator:
     def _escape(self, *, in_class: bool) -> str:
         """The escape after a backslash, as a Python atom (a class body when `in_class`)."""
         if self.at >= len(self.source):
-            raise JsSyntaxError(f"Invalid regular expression: /{self.source}/: \\ at end of pattern")
+            raise self._error("\\ at end of pattern")
         char = self.source[self.at]
         self.at += 1
         lower = char.lower()
@@ -176,7 +179,11 @@ class _Translator:
             return CONTROL_ESCAPES[char]
         if char in "01234567":
             digits = char
-            while len(digits) < 3 and self.at < len(self.source) and self.source[self.at] in "01234567":
+            while (
+                len(digits) < 3
+                and self.at < len(self.source)
+                and self.source[self.at] in "01234567"
+            ):
                 if int(digits + self.source[self.at], 8) > 0o377:
                     break
                 digits += self.source[self.at]
@@ -191,7 +198,11 @@ class _Translator:
             return "\\"
         for lead, size in (("x", 2), ("u", 4)):
             hexa = self.source[self.at : self.at + size]
-            if char == lead and len(hexa) == size and all(h in "0123456789abcdefABCDEF" for h in hexa):
+            if (
+                char == lead
+                and len(hexa) == size
+                and all(h in "0123456789abcdefABCDEF" for h in hexa)
+            ):
                 self.at += size
                 return chr(int(hexa, 16))
         return char  # an identity escape
@@ -211,9 +222,7 @@ class _Translator:
         negated_sets: list[str] = []
         while True:
             if self.at >= len(self.source):
-                raise JsSyntaxError(
-                    f"Invalid regular expression: /{self.source}/: Unterminated character class"
-                )
+                raise self._error("Unterminated character class")
             low, low_set = self._class_atom()
             if low is None:
                 break
@@ -231,9 +240,7 @@ class _Translator:
                         (sets if high_set[0] else negated_sets).append(high_set[1])
                     continue
                 if ord(low) > ord(high):
-                    raise JsSyntaxError(
-                        f"Invalid regular expression: /{self.source}/: Range out of order in character class"
-                    )
+                    raise self._error("Range out of order in character class")
                 members.update(chr(u) for u in range(ord(low), ord(high) + 1))
                 continue
             if low_set is not None:
@@ -263,7 +270,7 @@ class _Translator:
         if char != "\\":
             return char, None
         if self.at >= len(self.source):
-            raise JsSyntaxError(f"Invalid regular expression: /{self.source}/: \\ at end of pattern")
+            raise self._error("\\ at end of pattern")
         escaped = self.source[self.at]
         if escaped.lower() in CLASS_ESCAPES:
             self.at += 1

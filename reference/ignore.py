@@ -32,9 +32,10 @@ they match. The rules (IGN-1..IGN-4 in `corpora/README.md`):
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -103,9 +104,7 @@ def _range(match: re.Match[str], body: str) -> str:
         return rf"\[{inside}{backslashes[: len(backslashes) - len(backslashes) % 2]}{close}"
     if close == "]" and len(backslashes) % 2 == 0:
         # a range out of order is dropped (a JS error otherwise)
-        kept = re.sub(
-            r"([0-z])-([0-z])", lambda m: m.group(0) if m[1] <= m[2] else "", inside
-        )
+        kept = re.sub(r"([0-z])-([0-z])", lambda m: m.group(0) if m[1] <= m[2] else "", inside)
         return f"[{kept}{backslashes}]"
     return "[]"  # an unclosed or broken class matches nothing
 
@@ -162,8 +161,12 @@ def pattern_regex(body: str) -> str:
     """
     source = body
     for regex, replace in REWRITES:
-        source = re.sub(regex, lambda m, r=replace: r(m, body), source)
+        source = re.sub(regex, functools.partial(_apply, replace, body), source)
     return re.sub(TRAILING_STAR, _trailing_star, source, count=1)
+
+
+def _apply(replace: Callable[[re.Match[str], str], str], body: str, match: re.Match[str]) -> str:
+    return replace(match, body)
 
 
 def _valid(pattern: str) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -122,7 +122,7 @@ class Diagnostic:
     type: str
     message: str
     path: str
-    collision: dict[str, str] | None = None
+    collision: Mapping[str, Any] | None = None
 
     def to_pi(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"type": self.type, "message": self.message, "path": self.path}

@@ -107,9 +107,7 @@ def _navigate(a: Mapping[str, Any]) -> dict[str, Any]:
             **_options(a),
         )
     except branch.SummaryRefused as refused:
-        request = (
-            None if refused.request is None else refused.request.to_pi(extended=extended)
-        )
+        request = None if refused.request is None else refused.request.to_pi(extended=extended)
         return {"error": refused.message, "leafId": leaf, "appended": [], "request": request}
     out: dict[str, Any] = {"cancelled": moved.cancelled}
     if moved.aborted:

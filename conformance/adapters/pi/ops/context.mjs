@@ -15,7 +15,7 @@ export const needs = {
   "skills.load": ["core/skills.js"],
   "skills.format": ["core/skills.js"],
   "prompt.build": ["core/system-prompt.js"],
-  "resources.load": ["core/resource-loader.js", "core/settings-manager.js"],
+  "resources.load": ["core/resource-loader.js", "core/settings-manager.js", "utils/paths.js", "core/extensions/loader.js"],
 };
 
 // Pi's message for a trust store it cannot read, as {kind, path, message?}: `unreadable` (a
@@ -51,6 +51,8 @@ function readableText(path) {
 }
 
 const SKILL_FIELDS = ["name", "description", "filePath", "baseDir", "disableModelInvocation"];
+// the parts of the loader's answer a resources.load request may ask for (protocol 1.2)
+const INCLUDE_PARTS = ["themes", "extensions", "promptContent"];
 
 export default async function contextOps(context) {
   const { load, packageDir } = context;
@@ -61,6 +63,8 @@ export default async function contextOps(context) {
   const skills = await load("core/skills.js");
   const systemPrompt = await load("core/system-prompt.js");
   const settings = await load("core/settings-manager.js");
+  const pathUtils = await load("utils/paths.js");
+  const extensionsLoader = await load("core/extensions/loader.js");
 
   // run `body(real, rootKey, paths)` with the tree laid out; `real(virtual)` maps a case path
   // to R + path, `paths(list, field)` an explicit resource path list (pathArgument)
@@ -200,27 +204,53 @@ export default async function contextOps(context) {
     },
 
     // resources.load: DefaultResourceLoader.reload() with the trust flag on the
-    // SettingsManager; extensions and themes are left out of the result
+    // SettingsManager. Extensions are never loaded (that runs their code): the list of paths
+    // Pi hands its extension loader is kept instead (`include: ["extensions"]`, 1.2)
     "resources.load": (a) =>
       inTree(a, async (real, _, paths) => {
         const cwd = real(a.cwd);
         const agentDir = real(a.agentDir);
+        const include = new Set(a.include ?? []);
+        for (const part of include) {
+          if (!INCLUDE_PARTS.includes(part)) throw invalid(`include: '${part}' is none of ${INCLUDE_PARTS.join(", ")}`);
+        }
         const asPath = (value) => (typeof value === "string" && value.startsWith("/") ? real(value) : value);
+        const settingsManager = settings.SettingsManager.create(cwd, agentDir, { projectTrusted: a.projectTrusted ?? true });
+        // a package source (npm:, git:, a URL) needs an install, which an offline suite never makes
+        const extensionPaths = paths(a.additionalExtensionPaths, "additionalExtensionPaths");
+        for (const source of a.additionalExtensionPaths ?? []) {
+          if (!pathUtils.isLocalPath(source)) throw invalid(`additionalExtensionPaths: '${source}' is a package source, not a path`);
+        }
+        for (const [scope, found] of [["project", settingsManager.getProjectSettings()], ["user", settingsManager.getGlobalSettings()]]) {
+          for (const entry of found.packages ?? []) {
+            const source = typeof entry === "string" ? entry : entry?.source;
+            if (typeof source === "string" && !pathUtils.isLocalPath(source)) {
+              throw invalid(`tree: the ${scope} settings name the package source '${source}', which needs an install`);
+            }
+          }
+        }
         const options = {
           cwd,
           agentDir,
-          settingsManager: settings.SettingsManager.create(cwd, agentDir, { projectTrusted: a.projectTrusted ?? true }),
+          settingsManager,
           additionalSkillPaths: paths(a.additionalSkillPaths, "additionalSkillPaths"),
           additionalPromptTemplatePaths: paths(a.additionalPromptTemplatePaths, "additionalPromptTemplatePaths"),
+          additionalThemePaths: paths(a.additionalThemePaths, "additionalThemePaths"),
+          additionalExtensionPaths: extensionPaths,
           noSkills: a.noSkills ?? false,
           noPromptTemplates: a.noPromptTemplates ?? false,
           noContextFiles: a.noContextFiles ?? false,
-          noExtensions: true,
-          noThemes: true,
+          noExtensions: a.noExtensions ?? false,
+          noThemes: a.noThemes ?? false,
           systemPrompt: asPath(a.systemPrompt ?? undefined),
           appendSystemPrompt: a.appendSystemPrompt == null ? undefined : a.appendSystemPrompt.map(asPath),
         };
         const resourceLoader = new loader.DefaultResourceLoader(options);
+        let loadedPaths = [];
+        resourceLoader.loadFinalExtensionSet = async (list) => {
+          loadedPaths = [...list];
+          return { extensions: [], errors: [], runtime: extensionsLoader.createExtensionRuntime() };
+        };
         await resourceLoader.reload();
         const skillsResult = resourceLoader.getSkills();
         const prompts = resourceLoader.getPrompts();
@@ -244,6 +274,28 @@ export default async function contextOps(context) {
           // `extended` (protocol 1.1): where the system prompt and append items were read from
           result.systemPromptSource = resourceLoader.getSystemPromptSource() ?? null;
           result.appendSystemPromptSources = resourceLoader.getAppendSystemPromptSources();
+        }
+        // `include` (protocol 1.2): the parts of the loader's answer asked for
+        if (include.has("promptContent")) {
+          prompts.prompts.forEach((p, i) => (result.prompts[i].content = p.content));
+        }
+        if (include.has("themes")) {
+          const themes = resourceLoader.getThemes();
+          result.themes = themes.themes.map((t) => {
+            const theme = { name: t.name ?? null, sourcePath: t.sourcePath ?? null };
+            if (extended) theme.sourceInfo = t.sourceInfo;
+            return theme;
+          });
+          // a theme that is no JSON: Pi quotes V8's JSON.parse wording after `SyntaxError`,
+          // which is the engine's, not Pi's: left out
+          result.themeDiagnostics = themes.diagnostics.map((d) => {
+            const parse = /^(Failed to parse theme .*: SyntaxError): /s.exec(d.message);
+            return parse ? { ...d, message: parse[1] } : d;
+          });
+        }
+        if (include.has("extensions")) {
+          result.extensionPaths = loadedPaths;
+          result.extensionErrors = resourceLoader.getExtensions().errors;
         }
         return result;
       }),
