@@ -6,7 +6,7 @@
 // package's own documentation paths are shown as /pi/... (they differ per machine).
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { materialize, pathArgument, realPath, virtualize, removeTree } from "../tree.mjs";
+import { confineSettings, materialize, pathArgument, realPath, virtualize, removeTree } from "../tree.mjs";
 
 // what each op needs of Pi (the adapter leaves an op out where a release lacks a module)
 export const needs = {
@@ -215,6 +215,11 @@ export default async function contextOps(context) {
           if (!INCLUDE_PARTS.includes(part)) throw invalid(`include: '${part}' is none of ${INCLUDE_PARTS.join(", ")}`);
         }
         const asPath = (value) => (typeof value === "string" && value.startsWith("/") ? real(value) : value);
+        // settings entries are paths of the tree too (an absolute one would name the machine's)
+        const root = real("/");
+        for (const [file, base] of [[agentDir + "/settings.json", a.agentDir], [cwd + "/.pi/settings.json", `${a.cwd}/.pi`]]) {
+          if (existsSync(file)) confineSettings(root, file, { base, home: a.home });
+        }
         const settingsManager = settings.SettingsManager.create(cwd, agentDir, { projectTrusted: a.projectTrusted ?? true });
         // a package source (npm:, git:, a URL) needs an install, which an offline suite never makes
         const extensionPaths = paths(a.additionalExtensionPaths, "additionalExtensionPaths");
