@@ -30,33 +30,37 @@ import json
 import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from reference.errors import InvalidInput
-from reference.globs import expand_glob, glob_match
-from reference.ignore import IgnoreMatcher, IgnoreRuleError, read_rules
+from reference.globs import (
+    OVERRIDE_PREFIXES,
+    apply_patterns,
+    autoload_delta,
+    enabled_by_overrides,
+    expand_glob,
+    is_pattern,
+)
 from reference.paths import is_local_path, resolve_path
+from reference.scans import (
+    RESOURCE_TYPES,
+    extension_entries,
+    files_from_paths,
+    manifest,
+    resource_files,
+    root_files,
+    skill_entries,
+)
 from reference.skills import SourceInfo
 from reference.tree import Listing, join, strip_bom
 
 __all__ = [
-    "FILE_SUFFIXES",
     "RESOURCE_TYPES",
     "Origin",
     "Resolved",
     "resolve",
     "resolve_sources",
 ]
-
-RESOURCE_TYPES: Final = ("extensions", "skills", "prompts", "themes")
-# which files a directory of each kind gives (`extensions` dirs have their own rule)
-FILE_SUFFIXES: Final = {
-    "extensions": (".ts", ".js"),
-    "skills": (".md",),
-    "prompts": (".md",),
-    "themes": (".json",),
-}
-OVERRIDE_PREFIXES: Final = ("!", "+", "-")
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,276 +146,6 @@ def _packages(settings: Mapping[str, Any], where: str) -> list[str | dict[str, A
     return list(entries)
 
 
-# --- patterns (RES-7) -------------------------------------------------------------------
-
-
-def _is_pattern(entry: str) -> bool:
-    # an override (`!x`, `+x`, `-x`) or a glob (`*`, `?`); anything else is a path
-    return entry.startswith(OVERRIDE_PREFIXES) or "*" in entry or "?" in entry
-
-
-def _relative(base: str, path: str) -> str:
-    return posixpath.relpath(path, base) if path != base else ""
-
-
-def _pattern_targets(path: str, base: str, *, exact: bool) -> list[str]:
-    """What a pattern is tried on: the path relative to the base, (globs only) the file
-    name, and the absolute path; for a SKILL.md also its directory."""
-    targets = (
-        [_relative(base, path), path]
-        if exact
-        else [_relative(base, path), posixpath.basename(path), path]
-    )
-    if posixpath.basename(path) == "SKILL.md":
-        directory = posixpath.dirname(path)
-        targets += (
-            [_relative(base, directory), directory]
-            if exact
-            else [_relative(base, directory), posixpath.basename(directory), directory]
-        )
-    return targets
-
-
-def _matches(path: str, patterns: Sequence[str], base: str) -> bool:
-    targets = _pattern_targets(path, base, exact=False)
-    return any(glob_match(t, p) for p in patterns for t in targets)
-
-
-def _matches_exact(path: str, patterns: Sequence[str], base: str) -> bool:
-    targets = _pattern_targets(path, base, exact=True)
-    return any(p.removeprefix("./") in targets for p in patterns)
-
-
-def _enabled_by_overrides(path: str, entries: Sequence[str], base: str) -> bool:
-    """An auto-found path is on unless a `!glob` matches it; `+path` turns it back on,
-    `-path` off (both exact paths), in that order."""
-    excludes = [e[1:] for e in entries if e.startswith("!")]
-    includes = [e[1:] for e in entries if e.startswith("+")]
-    removes = [e[1:] for e in entries if e.startswith("-")]
-    enabled = not (excludes and _matches(path, excludes, base))
-    if includes and _matches_exact(path, includes, base):
-        enabled = True
-    if removes and _matches_exact(path, removes, base):
-        enabled = False
-    return enabled
-
-
-def _apply_patterns(files: Sequence[str], patterns: Sequence[str], base: str) -> list[str]:
-    """Patterns over the files plain entries gave: plain globs keep what they match
-    (all, when none), `!glob` drops, `+path` adds back, `-path` drops for good."""
-    includes = [p for p in patterns if not p.startswith(OVERRIDE_PREFIXES)]
-    excludes = [p[1:] for p in patterns if p.startswith("!")]
-    adds = [p[1:] for p in patterns if p.startswith("+")]
-    removes = [p[1:] for p in patterns if p.startswith("-")]
-    kept = [f for f in files if not includes or _matches(f, includes, base)]
-    if excludes:
-        kept = [f for f in kept if not _matches(f, excludes, base)]
-    if adds:
-        kept += [f for f in files if f not in kept and _matches_exact(f, adds, base)]
-    if removes:
-        kept = [f for f in kept if not _matches_exact(f, removes, base)]
-    return kept
-
-
-def _delta(files: Sequence[str], patterns: Sequence[str], base: str) -> dict[str, bool]:
-    """PKG-1: an `autoload: false` entry's patterns, each in turn: `!x`/`-x` switch the
-    files they match off, others on (`+x`/`-x` exact, the rest globs)."""
-    result: dict[str, bool] = {}
-    for pattern in patterns:
-        prefixed = pattern.startswith(OVERRIDE_PREFIXES)
-        target = pattern[1:] if prefixed else pattern
-        exact = pattern.startswith(("+", "-"))
-        for file in files:
-            hit = _matches_exact(file, [target], base) if exact else _matches(file, [target], base)
-            if hit:
-                result[file] = not pattern.startswith(("-", "!"))
-    return result
-
-
-# --- directory scans (RES-9: ignore files apply) ---------------------------------------
-
-Scan = tuple[str, IgnoreMatcher]
-
-
-def skill_entries(
-    listing: Listing, directory: str, mode: str, scan: Scan | None = None
-) -> list[str]:
-    """The skill files under a directory (RES-1, RES-3): a directory with `SKILL.md`
-    gives that file only; else `.`-names and `node_modules` are skipped, `*.md` files
-    count at the top (`pi` mode) or below it (`agents` mode, `.agents/skills`), and
-    sub-directories are searched. RES-9: an ignored `.md` file or directory (tested
-    with a final `/`) is passed over."""
-    if not listing.exists(directory):
-        return []
-    top, matcher = scan if scan is not None else (directory, IgnoreMatcher())
-    read_rules(listing, directory, top, matcher)
-    found: list[str] = []
-    try:
-        own = join(directory, "SKILL.md")
-        if listing.is_file(own) and not matcher.ignores(posixpath.relpath(own, top)):
-            return [own]
-        for name in listing.children(directory):
-            if name.startswith(".") or name == "node_modules":
-                continue
-            path = join(directory, name)
-            is_dir, is_file = listing.is_dir(path), listing.is_file(path)
-            rel = posixpath.relpath(path, top)
-            if (
-                is_file
-                and name.endswith(".md")
-                and not matcher.ignores(rel)
-                and (directory == top) == (mode == "pi")
-            ):
-                found.append(path)
-            elif is_dir and not matcher.ignores(rel + "/"):
-                found += skill_entries(listing, path, mode, (top, matcher))
-    except IgnoreRuleError:
-        pass
-    return found
-
-
-def collect_files(
-    listing: Listing, directory: str, suffixes: tuple[str, ...], scan: Scan | None = None
-) -> list[str]:
-    """RES-6: the files of a settings entry's directory to any depth (`.`-names and
-    `node_modules` skipped); RES-9: every directory's ignore rules, directories tested
-    with a final `/`."""
-    if not listing.exists(directory):
-        return []
-    top, matcher = scan if scan is not None else (directory, IgnoreMatcher())
-    read_rules(listing, directory, top, matcher)
-    found: list[str] = []
-    try:
-        for name in listing.children(directory):
-            if name.startswith(".") or name == "node_modules":
-                continue
-            path = join(directory, name)
-            is_dir, is_file = listing.is_dir(path), listing.is_file(path)
-            if not is_dir and not is_file:
-                continue  # a dangling link
-            rel = posixpath.relpath(path, top)
-            if matcher.ignores(rel + "/" if is_dir else rel):
-                continue
-            if is_dir:
-                found += collect_files(listing, path, suffixes, (top, matcher))
-            elif name.endswith(suffixes):
-                found.append(path)
-    except IgnoreRuleError:
-        pass
-    return found
-
-
-def root_files(listing: Listing, directory: str, suffix: str) -> list[str]:
-    """RES-6: a prompt or theme root's own files (`.`-names and `node_modules` skipped);
-    RES-9: the root's ignore rules, each entry tested bare."""
-    if not listing.exists(directory):
-        return []
-    matcher = IgnoreMatcher()
-    read_rules(listing, directory, directory, matcher)
-    found: list[str] = []
-    try:
-        for name in listing.children(directory):
-            if name.startswith(".") or name == "node_modules":
-                continue
-            path = join(directory, name)
-            is_file = listing.is_file(path)
-            if not is_file and not listing.is_dir(path):
-                continue
-            if matcher.ignores(name):
-                continue
-            if is_file and name.endswith(suffix):
-                found.append(path)
-    except IgnoreRuleError:
-        pass
-    return found
-
-
-def _manifest(listing: Listing, directory: str) -> dict[str, list[str]] | None:
-    """PKG-2: the `pi` field of a directory's package.json: the string-list entries per
-    kind (None: no such field, or no readable JSON object)."""
-    text = listing.read_text(join(directory, "package.json"))
-    if text is None:
-        return None
-    try:
-        package = json.loads(strip_bom(text))
-    except ValueError:
-        return None
-    if not isinstance(package, dict) or not isinstance(package.get("pi"), dict):
-        return None
-    manifest: dict[str, list[str]] = {}
-    for kind in RESOURCE_TYPES:
-        entries = package["pi"].get(kind)
-        if isinstance(entries, list) and all(isinstance(e, str) for e in entries):
-            manifest[kind] = entries
-    return manifest
-
-
-def _extension_entry(listing: Listing, directory: str) -> list[str] | None:
-    """EXT-1: a directory's extension entry points: its manifest's existing `extensions`
-    paths, else `index.ts`, else `index.js`; None when it has none."""
-    manifest = _manifest(listing, directory)
-    if manifest and manifest.get("extensions"):
-        named = [join(directory, e) for e in manifest["extensions"]]
-        present = [p for p in named if listing.exists(p)]
-        if present:
-            return present
-    for index in ("index.ts", "index.js"):
-        if listing.exists(join(directory, index)):
-            return [join(directory, index)]
-    return None
-
-
-def extension_entries(listing: Listing, directory: str) -> list[str]:
-    """EXT-1: an extensions directory: its own entry points if it has any; else its
-    `*.ts`/`*.js` files and the entry points of its sub-directories (`.`-names and
-    `node_modules` skipped; RES-9: the directory's ignore rules, sub-directories tested
-    with a final `/`)."""
-    if not listing.exists(directory):
-        return []
-    own = _extension_entry(listing, directory)
-    if own is not None:
-        return own
-    matcher = IgnoreMatcher()
-    read_rules(listing, directory, directory, matcher)
-    found: list[str] = []
-    try:
-        for name in listing.children(directory):
-            if name.startswith(".") or name == "node_modules":
-                continue
-            path = join(directory, name)
-            is_dir, is_file = listing.is_dir(path), listing.is_file(path)
-            if not is_dir and not is_file:
-                continue
-            if matcher.ignores(name + "/" if is_dir else name):
-                continue
-            if is_file and name.endswith((".ts", ".js")):
-                found.append(path)
-            elif is_dir:
-                found += _extension_entry(listing, path) or []
-    except IgnoreRuleError:
-        pass
-    return found
-
-
-def resource_files(listing: Listing, directory: str, kind: str) -> list[str]:
-    """The files a directory gives as resources of `kind`."""
-    if kind == "skills":
-        return skill_entries(listing, directory, "pi")
-    if kind == "extensions":
-        return extension_entries(listing, directory)
-    return collect_files(listing, directory, FILE_SUFFIXES[kind])
-
-
-def _files_from_paths(listing: Listing, paths: Sequence[str], kind: str) -> list[str]:
-    files: list[str] = []
-    for path in paths:
-        if listing.is_file(path):
-            files.append(path)
-        elif listing.is_dir(path):
-            files += resource_files(listing, path, kind)
-    return files
-
-
 # --- packages (PKG-1, PKG-2) ------------------------------------------------------------
 
 
@@ -427,17 +161,17 @@ def _entry_files(listing: Listing, root: str, entries: Sequence[str], kind: str)
             if "*" in entry or "?" in entry
             else [join(root, entry)]
         )
-    files = _files_from_paths(listing, paths, kind)
+    files = files_from_paths(listing, paths, kind)
     overrides = [e for e in entries if e.startswith(OVERRIDE_PREFIXES)]
-    return _apply_patterns(files, overrides, root) if overrides else files
+    return apply_patterns(files, overrides, root) if overrides else files
 
 
 def _offered(
-    listing: Listing, root: str, kind: str, manifest: Mapping[str, list[str]] | None
+    listing: Listing, root: str, kind: str, offer: Mapping[str, list[str]] | None
 ) -> list[str]:
     """PKG-2: what a package offers of one kind: its manifest's entries when it lists
     any, else its `<kind>/` directory."""
-    entries = (manifest or {}).get(kind)
+    entries = (offer or {}).get(kind)
     if entries:
         return _entry_files(listing, root, entries, kind)
     directory = join(root, kind)
@@ -451,7 +185,7 @@ def _package_resources(
     resource directory, no filter). A filter's list of a kind keeps what its patterns
     match (none: every file there, off); with `autoload: false` its patterns switch
     files on or off one by one; a kind it does not name takes the package's default."""
-    manifest = _manifest(listing, root)
+    offer = manifest(listing, root)
     if filters is not None:
         for kind in RESOURCE_TYPES:
             patterns = filters.get(kind)
@@ -461,24 +195,24 @@ def _package_resources(
                 raise InvalidInput("tree", f"a package filter's {kind} is a list of patterns")
             if filters.get("autoload") is False:
                 if patterns:
-                    files = _offered(listing, root, kind, manifest)
-                    for file, on in _delta(files, patterns, root).items():
+                    files = _offered(listing, root, kind, offer)
+                    for file, on in autoload_delta(files, patterns, root).items():
                         _add(found, kind, file, origin, on)
             elif patterns is not None:
-                files = _offered(listing, root, kind, manifest)
-                kept = set(_apply_patterns(files, patterns, root)) if patterns else set()
+                files = _offered(listing, root, kind, offer)
+                kept = set(apply_patterns(files, patterns, root)) if patterns else set()
                 for file in files:
                     _add(found, kind, file, origin, file in kept)
-            elif manifest is not None and kind in manifest:
-                for file in _entry_files(listing, root, manifest[kind], kind):
+            elif offer is not None and kind in offer:
+                for file in _entry_files(listing, root, offer[kind], kind):
                     _add(found, kind, file, origin, True)
             elif listing.exists(join(root, kind)):
                 for file in resource_files(listing, join(root, kind), kind):
                     _add(found, kind, file, origin, True)
         return True
-    if manifest is not None:
+    if offer is not None:
         for kind in RESOURCE_TYPES:
-            for file in _entry_files(listing, root, manifest.get(kind, []), kind):
+            for file in _entry_files(listing, root, offer.get(kind, []), kind):
                 _add(found, kind, file, origin, True)
         return True
     offered = False
@@ -584,7 +318,7 @@ def _auto(
                 kind,
                 path,
                 origin,
-                _enabled_by_overrides(path, _entries(settings, kind), base),
+                enabled_by_overrides(path, _entries(settings, kind), base),
             )
 
     if trusted:
@@ -702,11 +436,11 @@ def resolve(
     for settings, scope, base in ((project, "project", project_base), (user, "user", user_base)):
         for kind in RESOURCE_TYPES:
             entries = _entries(settings, kind)
-            plain = [e for e in entries if not _is_pattern(e)]
-            patterns = [e for e in entries if _is_pattern(e)]
+            plain = [e for e in entries if not is_pattern(e)]
+            patterns = [e for e in entries if is_pattern(e)]
             resolved = [resolve_path(e, cwd=base, home=home, field="tree") for e in plain]
-            files = _files_from_paths(listing, resolved, kind)
-            on = set(_apply_patterns(files, patterns, base))
+            files = files_from_paths(listing, resolved, kind)
+            on = set(apply_patterns(files, patterns, base))
             for file in files:
                 _add(found, kind, file, Origin(source="local", scope=scope), file in on)
     _auto(
