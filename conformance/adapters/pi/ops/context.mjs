@@ -250,11 +250,20 @@ export default async function contextOps(context) {
           systemPrompt: asPath(a.systemPrompt ?? undefined),
           appendSystemPrompt: a.appendSystemPrompt == null ? undefined : a.appendSystemPrompt.map(asPath),
         };
+        // a release whose loader has no final extension pass to stand in for would run the
+        // extensions' code: it loads none, and cannot say which it would load
+        const probe = new loader.DefaultResourceLoader({ cwd, agentDir, settingsManager });
+        if (typeof probe.loadFinalExtensionSet !== "function") {
+          if (include.has("extensions") || (a.additionalExtensionPaths ?? []).length > 0) {
+            throw invalid(`include: pi ${context.version}'s resource loader cannot list extensions without loading them`);
+          }
+          Object.assign(options, { noExtensions: true, additionalExtensionPaths: [] });
+        }
         const resourceLoader = new loader.DefaultResourceLoader(options);
         let loadedPaths = [];
         resourceLoader.loadFinalExtensionSet = async (list) => {
           loadedPaths = [...list];
-          return { extensions: [], errors: [], runtime: extensionsLoader.createExtensionRuntime() };
+          return { extensions: [], errors: [], warnings: [], runtime: extensionsLoader.createExtensionRuntime() };
         };
         await resourceLoader.reload();
         const skillsResult = resourceLoader.getSkills();
