@@ -130,7 +130,8 @@ class TestConfinement:
             import {{ ownTmp, wireError }} from {json.dumps(errors.as_uri())};
             import {{ tmpdir }} from "node:os";
             const error = new Error(`${{ownTmp}}/pi-bash-1.log and /tmp/ws/AGENTS.md`);
-            console.log(JSON.stringify({{ own: ownTmp, tmp: tmpdir(), wire: wireError(error, []) }}));
+            const wire = wireError(error, []);
+            console.log(JSON.stringify({{ own: ownTmp, tmp: tmpdir(), wire }}));
         """)
         completed = subprocess.run(
             [str(install.node), "--input-type=module", "-e", script],
