@@ -101,9 +101,12 @@ def run_cases(
 
 
 def _stable(lines: Sequence[str]) -> tuple[str, ...]:
-    """Diff lines with temp paths masked, so two runs of one release compare equal."""
+    """Diff lines with the runs' own temp dirs masked, so two runs of one release compare
+    equal: the run's dir and the dirs made in it (`ctxspec-*`, `impl-*`, random names),
+    never a case's virtual path that merely lies under the temp dir (`/tmp/ws/a.md`)."""
     temp = re.escape(tempfile.gettempdir())
-    return tuple(re.sub(temp + r"/[A-Za-z0-9._-]+", "<tmp>", line) for line in lines)
+    own = temp + r"(?:/(?:ctxspec|impl)-[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*)+"
+    return tuple(re.sub(own, "<tmp>", line) for line in lines)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,16 @@ silent; one whose summary fails appends nothing and ends with an error event.
 
 This is the composition of the pure parts (estimate, `shouldCompact`,
 `prepareCompaction`, the summary calls) in the order Pi runs them, over a scripted
-model and scripted tools. Overflow recovery with a retry (a `length` stop Pi treats as
-recoverable) is outside it and refused; a provider error whose text names a context
-overflow is not recognised (the scripted errors must not look like one).
+model and scripted tools.
+
+CP-15, overflow recovery: a reply of the session's model that stopped on `length` below
+the model's `maxTokens` (a recoverable length stop), or with no output and an input of
+at least 99% of the window (an overflow), is dropped from the context, the session is
+compacted (`overflow`, `willRetry: true`) and the run continues with another model call;
+once per prompt: a second such stop ends with `compaction_end` and Pi's error
+(`RECOVERY_FAILED`). A completed reply whose input is over the window compacts as
+`overflow` without a retry. A provider error whose text names a context overflow is not
+recognised here (the scripted errors must not look like one).
 """
 
 from __future__ import annotations
@@ -36,12 +43,20 @@ from reference.session import UNSET, build_session_context, build_session_path, 
 from reference.summary import compact, plan_compaction_requests, summary_refusal
 from reference.tokens import ZERO_USAGE, calculate_context_tokens, estimate_context_tokens
 
-__all__ = ["RunModel", "RunResult", "ScriptedToolResult", "run_agent_session"]
+__all__ = ["RECOVERY_FAILED", "RunModel", "RunResult", "ScriptedToolResult", "run_agent_session"]
 
 # the clock of a run starts here unless the session holds later stamps
 CLOCK_START_MS: Final = 1767225600000  # 2026-01-01T00:00:00.000Z
 AUTO_COMPACTION_FAILED: Final = "Auto-compaction failed: "
 OVERFLOW_RECOVERY_FAILED: Final = "Context overflow recovery failed: "
+# CP-15: what a second overflow (or recoverable length stop) within one prompt ends with
+RECOVERY_FAILED: Final = {
+    "overflow": (
+        "Context overflow recovery failed after one compact-and-retry attempt. "
+        "Try reducing context or switching to a larger-context model."
+    ),
+    "length": "Truncated response recovery failed after one compact-and-retry attempt.",
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -90,6 +105,7 @@ class _Run:
     events: list[dict[str, Any]] = field(default_factory=list)
     appended: list[dict[str, Any]] = field(default_factory=list)
     last_assistant: dict[str, Any] | None = None
+    recovery_attempted: bool = False  # CP-15: one compact-and-retry per prompt
 
     def now(self) -> int:
         self.clock += 1
@@ -157,8 +173,7 @@ def run_agent_session(
     A session without messages starts with a `model_change` and a
     `thinking_level_change`; one with messages gets a `thinking_level_change` only when
     its path has none. Raises `InvalidInput` when a call has no scripted reply, a tool
-    call no scripted result, a reply is never asked for, or a reply takes the overflow
-    recovery this does not model.
+    call no scripted result, or a reply is never asked for.
     """
     stamps = [
         s
@@ -203,11 +218,22 @@ def run_agent_session(
 
 def _prompt(run: _Run, text: str) -> None:
     last = next((m for m in reversed(run.messages) if m.get("role") == "assistant"), None)
-    if last is not None:  # (3) before the new prompt, aborted messages included
+    if last is not None:  # (3) before the new prompt, aborted messages included; no retry
         _check_compaction(run, last, skip_aborted=False)
     run.append_message(
         {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": run.now()}
     )
+    run.recovery_attempted = False
+    _agent_loop(run)
+    # (2) after the run; CP-15: an overflow recovery continues the run
+    while run.last_assistant is not None and _check_compaction(
+        run, run.last_assistant, skip_aborted=True
+    ):
+        _agent_loop(run)
+
+
+def _agent_loop(run: _Run) -> None:
+    """Model calls until a reply asks for no tool (Pi's agent loop, prompt or continue)."""
     run.last_assistant = None
     while True:
         roles = [m["role"] for m in convert_to_llm(run.messages)]
@@ -229,6 +255,8 @@ def _prompt(run: _Run, text: str) -> None:
             message["errorMessage"] = reply.error_message
         run.append_message(message)
         run.last_assistant = message
+        if reply.stop_reason not in ("error", "length"):
+            run.recovery_attempted = False
         if reply.stop_reason in ("error", "aborted"):
             break
         calls = [b for b in reply.content if b.get("type") == "toolCall"]
@@ -242,8 +270,6 @@ def _prompt(run: _Run, text: str) -> None:
             estimate_context_tokens(run.messages).tokens, window, run.settings
         ):
             _auto_compact(run, "threshold")
-    if run.last_assistant is not None:  # (2) after the run
-        _check_compaction(run, run.last_assistant, skip_aborted=True)
 
 
 def _tool_result(run: _Run, call: Mapping[str, Any]) -> dict[str, Any]:
@@ -261,16 +287,16 @@ def _tool_result(run: _Run, call: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _check_compaction(run: _Run, message: Mapping[str, Any], *, skip_aborted: bool) -> None:
-    """Points 2 and 3: Pi's `_checkCompaction` without the retrying overflow path."""
+def _check_compaction(run: _Run, message: Mapping[str, Any], *, skip_aborted: bool) -> bool:
+    """Points 2 and 3: Pi's `_checkCompaction`; True when the run is to continue (CP-15)."""
     if not run.settings.enabled:
-        return
+        return False
     stop = message.get("stopReason")
     if skip_aborted and stop == "aborted":
-        return
+        return False
     compaction = run.latest_compaction()
     if _older_than(message, compaction):
-        return
+        return False
     window = run.model.context_window
     usage = message.get("usage") or {}
     same_model = (
@@ -278,34 +304,54 @@ def _check_compaction(run: _Run, message: Mapping[str, Any], *, skip_aborted: bo
     )
     if same_model:
         prompt_tokens = usage.get("input", 0) + usage.get("cacheRead", 0)
-        if stop == "length" and (
-            (run.model.max_tokens > 0 and usage.get("output", 0) < run.model.max_tokens)
-            or (window and usage.get("output", 0) == 0 and prompt_tokens >= window * 0.99)
-        ):
-            raise InvalidInput(
-                "replies", "a length stop Pi recovers from (compact and retry) is not modelled"
-            )
-        if window and stop == "stop" and prompt_tokens > window:
+        output = usage.get("output", 0)
+        overflow = bool(window) and (
+            (stop == "stop" and prompt_tokens > window)
+            or (stop == "length" and output == 0 and prompt_tokens >= window * 0.99)
+        )
+        recoverable = (
+            stop == "length" and run.model.max_tokens > 0 and output < run.model.max_tokens
+        )
+        if overflow and stop == "stop":
             _auto_compact(run, "overflow")  # the answer completed: compact, no retry
-            return
+            return False
+        if overflow or recoverable:
+            if run.recovery_attempted:
+                run.events.append(
+                    {
+                        "type": "compaction_end",
+                        "reason": "overflow",
+                        "aborted": False,
+                        "willRetry": False,
+                        "errorMessage": RECOVERY_FAILED["overflow" if overflow else "length"],
+                    }
+                )
+                return False
+            # CP-15: the cut reply leaves the context, the session is compacted, the run goes on
+            run.recovery_attempted = True
+            if run.messages and run.messages[-1].get("role") == "assistant":
+                run.messages.pop()
+            return _auto_compact(run, "overflow", will_retry=True)
     direct = calculate_context_tokens(usage) if message.get("usage") else 0
     if stop == "error" or direct == 0:
         estimate = estimate_context_tokens(run.messages)
         if estimate.last_usage_index is not None:
             source = run.messages[estimate.last_usage_index]
             if source.get("role") == "assistant" and _older_than(source, compaction):
-                return
+                return False
         tokens = estimate.tokens
     else:
         tokens = direct
     if should_compact(tokens, window, run.settings):
         _auto_compact(run, "threshold")
+    return False
 
 
-def _auto_compact(run: _Run, reason: str) -> None:
+def _auto_compact(run: _Run, reason: str, *, will_retry: bool = False) -> bool:
+    """Pi's `_runAutoCompaction`; True when the run continues after it (CP-15)."""
     preparation = prepare_compaction(run.branch(), run.settings)
     if preparation is None:
-        return  # nothing to summarise: no event at all
+        return False  # nothing to summarise: no event at all
     run.events.append({"type": "compaction_start", "reason": reason})
     planned = plan_compaction_requests(preparation, model_max_tokens=run.model.max_tokens)
     scripted = {}
@@ -322,7 +368,7 @@ def _auto_compact(run: _Run, reason: str) -> None:
     if outcome.error is not None:
         prefix = OVERFLOW_RECOVERY_FAILED if reason == "overflow" else AUTO_COMPACTION_FAILED
         run.events.append({**end, "willRetry": False, "errorMessage": prefix + outcome.error})
-        return
+        return False
     result = outcome.result or {}
     run.append(
         "compaction",
@@ -337,8 +383,15 @@ def _auto_compact(run: _Run, reason: str) -> None:
     run.events.append(
         {
             **end,
-            "willRetry": False,
+            "willRetry": will_retry,
             "tokensBefore": result["tokensBefore"],
             "firstKeptEntryId": result["firstKeptEntryId"],
         }
     )
+    if not will_retry:
+        return False
+    # the kept entries may bring the cut reply back: it leaves the context again
+    last = run.messages[-1] if run.messages else {}
+    if last.get("role") == "assistant" and last.get("stopReason") in ("error", "length"):
+        run.messages.pop()
+    return True

@@ -140,13 +140,18 @@ class BranchSummaryRequest:
     system_prompt: str
     prompt: str
     max_tokens: float
+    # LCA-8: a one-off summary asks the provider to keep no prompt cache
+    cache_retention: str = "none"
 
-    def to_pi(self) -> dict[str, Any]:
-        return {
+    def to_pi(self, *, extended: bool = False) -> dict[str, Any]:
+        wire: dict[str, Any] = {
             "systemPrompt": self.system_prompt,
             "prompt": self.prompt,
             "maxTokens": self.max_tokens,
         }
+        if extended:
+            wire["cacheRetention"] = self.cache_retention
+        return wire
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -8,19 +8,22 @@
 - `format_skills_for_prompt(skills, tool)`: the block the system prompt carries.
 
 Each skill carries Pi's `sourceInfo` (`SourceInfo`), sent when a request asks for it.
-Not modelled: `.gitignore`/`.ignore`/`.fdignore` matching inside skill directories.
+Directory scans pass over what the ignore files inside them match (SKILL-9,
+`reference.ignore`).
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference._utf16 import code_units
 from reference.frontmatter import FrontmatterError, js_trim, parse_frontmatter
+from reference.ignore import IgnoreMatcher, IgnoreRuleError, read_rules
+from reference.paths import resolve_path
 from reference.tree import Listing, join
 
 __all__ = [
@@ -119,7 +122,7 @@ class Diagnostic:
     type: str
     message: str
     path: str
-    collision: dict[str, str] | None = None
+    collision: Mapping[str, Any] | None = None
 
     def to_pi(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"type": self.type, "message": self.message, "path": self.path}
@@ -258,24 +261,43 @@ def load_skills_from_dir(
     out: list[tuple[Skill, str]],
     diags: list[Diagnostic],
     *,
-    top: bool = True,
     source: str = "path",
+    _scan: tuple[str, IgnoreMatcher] | None = None,
 ) -> None:
     """SKILL-1: a directory with `SKILL.md` is one skill; else its sub-directories are
     searched (names starting with `.` and `node_modules` skipped), and `*.md` files
-    directly in the top directory are skills too."""
-    own = join(directory, SKILL_FILE)
-    if listing.is_file(own):
-        load_skill_file(listing, own, out, diags, source)
+    directly in the top directory are skills too.
+
+    SKILL-9: entries the scan's ignore files match are passed over (`reference.ignore`:
+    the root's and every entered directory's `.gitignore`, `.ignore`, `.fdignore`, rules
+    kept for the rest of the scan); an ignored `SKILL.md` makes no skill root. A rule
+    V8 cannot compile ends the directory's scan where it is first tried (IGN-4).
+    """
+    root, matcher = _scan if _scan is not None else (directory, IgnoreMatcher())
+    read_rules(listing, directory, root, matcher)
+    try:
+        own = join(directory, SKILL_FILE)
+        if listing.is_file(own) and not matcher.ignores(posixpath.relpath(own, root)):
+            load_skill_file(listing, own, out, diags, source)
+            return
+        for name in listing.children(directory):
+            if name.startswith(".") or name == "node_modules":
+                continue
+            path = join(directory, name)
+            is_dir = listing.is_dir(path)
+            if not is_dir and not listing.is_file(path):
+                continue  # a dangling link
+            rel = posixpath.relpath(path, root)
+            if matcher.ignores(rel + "/" if is_dir else rel):
+                continue
+            if is_dir:
+                load_skills_from_dir(
+                    listing, path, out, diags, source=source, _scan=(root, matcher)
+                )
+            elif directory == root and name.endswith(".md"):
+                load_skill_file(listing, path, out, diags, source)
+    except IgnoreRuleError:
         return
-    for name in listing.children(directory):
-        if name.startswith(".") or name == "node_modules":
-            continue
-        path = join(directory, name)
-        if listing.is_dir(path):
-            load_skills_from_dir(listing, path, out, diags, top=False, source=source)
-        elif top and name.endswith(".md") and listing.is_file(path):
-            load_skill_file(listing, path, out, diags, source)
 
 
 def first_of_each_name(
@@ -318,10 +340,13 @@ def load_skills(
     agent_dir: str,
     skill_paths: Sequence[str] = (),
     include_defaults: bool = True,
+    home: str | None = None,
 ) -> SkillsResult:
     """Pi's `loadSkills`: defaults (user, then project), then explicit paths; first name wins.
 
-    An explicit path that does not exist, or is a file not ending `.md`, is a warning.
+    Each explicit path is resolved first (PATH-1, `reference.paths`: trimmed, relative to
+    `cwd`, `~` from `home`); diagnostics name the resolved path. One that does not exist,
+    or is a file not ending `.md`, is a warning.
     """
     found: list[tuple[Skill, str]] = []
     diags: list[Diagnostic] = []
@@ -330,7 +355,8 @@ def load_skills(
         for directory, source in ((user_dir, "user"), (project_dir, "project")):
             if listing.is_dir(directory):
                 load_skills_from_dir(listing, directory, found, diags, source=source)
-    for path in skill_paths:
+    resolved = [resolve_path(p, cwd=cwd, home=home, field="skillPaths") for p in skill_paths]
+    for path in resolved:
         # SKILL-8: without defaults, a path inside a default root keeps that root's kind
         source = "path"
         if not include_defaults:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from conformance.changelog import Outcome, bisect_changes, parse_range, render
+from conformance.changelog import Outcome, _stable, bisect_changes, parse_range, render
 from conformance.expectations_write import (
     UNEXPLAINED,
     Change,
@@ -115,6 +116,18 @@ class TestChangelog:
         assert all(count <= 2 for _, count in asked[2:])
         page = render("pi", self.VERSIONS, changes, runs, {"x": "truncate.line", "y": "tool.grep"})
         assert "## 1.2.0" in page and "`x` (truncate.line): passed → failed" in page
+
+    def test_only_the_runs_own_temp_dirs_are_masked(self) -> None:
+        """Two runs' temp dirs read alike; a case's path under /tmp keeps its name."""
+        temp = tempfile.gettempdir()
+        lines = [
+            f"$.text: '{temp}/ctxspec-run-ab_12xy/impl-k3j_9q0p/pi-bash-1.log'",
+            f"$.message: 'Failed to read {temp}/ws/AGENTS.md'",
+        ]
+        assert _stable(lines) == (
+            "$.text: '<tmp>/pi-bash-1.log'",
+            f"$.message: 'Failed to read {temp}/ws/AGENTS.md'",
+        )
 
     @pytest.mark.parametrize("text", ["pi@1.6.0..pi@0.85.0", "pi@1.0.0", "pi@1.0.0..x@2.0.0"])
     def test_bad_ranges_are_named(self, text: str) -> None:

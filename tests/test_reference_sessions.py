@@ -156,16 +156,47 @@ class TestAgentRun:
             self._run(replies=[call])
         assert caught.value.field == "toolResults.c9"
 
-    def test_recoverable_length_stop_is_not_modelled(self) -> None:
-        """A length stop under the model's maxTokens takes Pi's compact-and-retry path."""
+    def test_recoverable_length_stop_with_nothing_to_compact_ends_the_run(self) -> None:
+        """CP-15: a length stop under maxTokens with nothing to summarise: no compaction,
+        no second call, the cut reply kept in the session."""
         cut = branch.ScriptedReply(
             content=({"type": "text", "text": "x"},),
             stop_reason="length",
             usage={"input": 10, "output": 5, "totalTokens": 15},
         )
         model = agent_run.RunModel(context_window=400, max_tokens=100)
-        with pytest.raises(InvalidInput, match="not modelled"):
-            self._run(replies=[cut], model=model)
+        ran = self._run(replies=[cut], model=model)
+        assert [e["type"] for e in ran.events] == ["prompt", "message", "model", "message"]
+        assert ran.appended[-1]["message"]["stopReason"] == "length"
+
+    def test_second_recoverable_stop_gives_up(self) -> None:
+        """CP-15: after one compact-and-retry, a second length stop ends with Pi's error."""
+        usage = {"input": 10, "output": 5, "totalTokens": 15}
+        history = [
+            {"type": "message", "id": f"m{i}", "parentId": f"m{i - 1}" if i else None,
+             "timestamp": "2026-01-01T00:00:00.000Z",
+             "message": {"role": role, "content": [{"type": "text", "text": "word " * 40}],
+                         "timestamp": 1}}
+            for i, role in enumerate(["user", "assistant"])
+        ]  # fmt: skip
+        history[1]["message"] |= {"provider": "anthropic", "model": "scripted", "usage": usage,
+                                  "stopReason": "stop"}  # fmt: skip
+        cut = branch.ScriptedReply(
+            content=({"type": "text", "text": "x"},), stop_reason="length", usage=usage
+        )
+        summary = branch.ScriptedReply(content=({"type": "text", "text": "S"},), stop_reason="stop")
+        ran = agent_run.run_agent_session(
+            history,
+            ["go"],
+            replies=[cut, cut],
+            summary_replies=[summary],
+            model=agent_run.RunModel(context_window=4000, max_tokens=100),
+            settings=compaction.CompactionSettings(reserve_tokens=100, keep_recent_tokens=20),
+            new_ids=(f"new-{n}" for n in itertools.count(1)),
+        )
+        ends = [e for e in ran.events if e["type"] == "compaction_end"]
+        assert [e["willRetry"] for e in ends] == [True, False]
+        assert ends[-1]["errorMessage"] == agent_run.RECOVERY_FAILED["length"]
 
 
 HEADER_V1: Final = MappingProxyType({"type": "session", "version": 1, "id": "s"})

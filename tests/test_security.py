@@ -102,6 +102,49 @@ class TestConfinement:
         assert "/agent/trust.json" in reply.error.message
         assert "ctxspec-tree-" not in reply.error.message and "\n    at " not in reply.error.message
 
+    def test_virtual_path_under_the_temp_dir_is_not_rewritten(self) -> None:
+        """A case's path that lies under the adapter's TMPDIR is named as the case wrote it."""
+        install = pi_adapter.ensure_installed(quiet=True)
+        impl = WireImplementation(install.argv)
+        try:
+            child = impl._ensure_started()[0]
+            case = next(c for c in load_cases() if c.id == "corrupt-store-not-json")
+            # the case's agent dir moved to a virtual path that starts with the real TMPDIR
+            agent = child.tmpdir + "/agent"
+            tree = {
+                agent.lstrip("/") + k.removeprefix("agent") if k.startswith("agent/") else k: v
+                for k, v in case.args["tree"].items()
+            }
+            args = {**case.args, "tree": tree, "agentDir": agent}
+            answer = child.request(case.op, args, 30)
+        finally:
+            impl.close()
+        message = answer["error"]["message"]
+        assert f"{agent}/trust.json" in message and "<tmp>" not in message, message
+
+    def test_pi_adapter_rewrites_only_its_own_temp_dir(self) -> None:
+        """The Pi adapter's error text shows its own temp dir as <tmp>, and /tmp/... as is."""
+        install = pi_adapter.ensure_installed(quiet=True)
+        errors = Path(pi_adapter.__file__).parent / "errors.mjs"
+        script = textwrap.dedent(f"""
+            import {{ ownTmp, wireError }} from {json.dumps(errors.as_uri())};
+            import {{ tmpdir }} from "node:os";
+            const error = new Error(`${{ownTmp}}/pi-bash-1.log and /tmp/ws/AGENTS.md`);
+            const wire = wireError(error, []);
+            console.log(JSON.stringify({{ own: ownTmp, tmp: tmpdir(), wire }}));
+        """)
+        completed = subprocess.run(
+            [str(install.node), "--input-type=module", "-e", script],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "TMPDIR": "/tmp"},
+            check=True,
+        )
+        shown = json.loads(completed.stdout)
+        assert shown["tmp"] == shown["own"] and Path(shown["own"]).parent == Path("/tmp").resolve()
+        assert shown["wire"]["message"] == "<tmp>/pi-bash-1.log and /tmp/ws/AGENTS.md"
+        assert not Path(shown["own"]).exists()  # removed when the adapter's process exits
+
     def test_pi_stack_goes_to_detail(self) -> None:
         """An internal error of the Pi adapter: the message alone, the JS stack in detail."""
         install = pi_adapter.ensure_installed(quiet=True)

@@ -88,6 +88,7 @@ def load_skills(args: Mapping[str, Any]) -> dict[str, Any]:
         agent_dir=args["agentDir"],
         skill_paths=tuple(args.get("skillPaths") or ()),
         include_defaults=True if include is None else bool(include),
+        home=args.get("home"),
     ).to_pi(extended=args.get("extended") is True)
 
 
@@ -111,6 +112,12 @@ def build_prompt(args: Mapping[str, Any]) -> str:
 
 def load_resources(args: Mapping[str, Any]) -> dict[str, Any]:
     trusted = args.get("projectTrusted")
+    include = args.get("include") or ()
+    unknown = [part for part in include if part not in resources.INCLUDE_PARTS]
+    if unknown:
+        raise InvalidInput(
+            "include", f"{unknown[0]!r} is none of {', '.join(resources.INCLUDE_PARTS)}"
+        )
     return resources.load_resources(
         _listing(args),
         cwd=args["cwd"],
@@ -119,12 +126,16 @@ def load_resources(args: Mapping[str, Any]) -> dict[str, Any]:
         project_trusted=True if trusted is None else bool(trusted),
         additional_skill_paths=tuple(args.get("additionalSkillPaths") or ()),
         additional_prompt_template_paths=tuple(args.get("additionalPromptTemplatePaths") or ()),
+        additional_theme_paths=tuple(args.get("additionalThemePaths") or ()),
+        additional_extension_paths=tuple(args.get("additionalExtensionPaths") or ()),
         no_skills=bool(args.get("noSkills")),
         no_prompt_templates=bool(args.get("noPromptTemplates")),
+        no_themes=bool(args.get("noThemes")),
+        no_extensions=bool(args.get("noExtensions")),
         no_context_files=bool(args.get("noContextFiles")),
         system_prompt=args.get("systemPrompt"),
         append_system_prompt=args.get("appendSystemPrompt"),
-    ).to_pi(extended=args.get("extended") is True)
+    ).to_pi(extended=args.get("extended") is True, include=include)
 
 
 HANDLERS: Final[dict[str, Handler]] = {

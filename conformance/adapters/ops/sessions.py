@@ -88,7 +88,8 @@ def _summarize(a: Mapping[str, Any]) -> dict[str, Any]:
     if request is not None and reply is None:
         raise InvalidInput("model.reply", "a summary request needs a scripted reply")
     result = branch.branch_summary_result(preparation, reply if request else None)
-    return {"result": result.to_pi(), "request": None if request is None else request.to_pi()}
+    wire = None if request is None else request.to_pi(extended=a.get("extended") is True)
+    return {"result": result.to_pi(), "request": wire}
 
 
 def _navigate(a: Mapping[str, Any]) -> dict[str, Any]:
@@ -99,6 +100,7 @@ def _navigate(a: Mapping[str, Any]) -> dict[str, Any]:
     if leaf is session.UNSET:  # a last entry without an id: navigation reads it as no leaf
         leaf = None
     ids = (f"new-{n}" for n in itertools.count(1))
+    extended = a.get("extended") is True  # protocol 1.2: the request's cacheRetention
     try:
         moved = branch.navigate_tree(
             entries,
@@ -113,7 +115,7 @@ def _navigate(a: Mapping[str, Any]) -> dict[str, Any]:
             **_options(a),
         )
     except branch.SummaryRefused as refused:
-        request = None if refused.request is None else refused.request.to_pi()
+        request = None if refused.request is None else refused.request.to_pi(extended=extended)
         return {"error": refused.message, "leafId": leaf, "appended": [], "request": request}
     out: dict[str, Any] = {"cancelled": moved.cancelled}
     if moved.aborted:
@@ -125,7 +127,7 @@ def _navigate(a: Mapping[str, Any]) -> dict[str, Any]:
     out["leafId"] = moved.leaf_id
     out["appended"] = [dict(e) for e in moved.appended]
     out["context"] = moved.context().to_pi()
-    out["request"] = None if moved.request is None else moved.request.to_pi()
+    out["request"] = None if moved.request is None else moved.request.to_pi(extended=extended)
     return out
 
 

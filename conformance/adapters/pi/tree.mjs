@@ -3,7 +3,7 @@
 // The same checks as tree.py keep every write and read inside that directory: relative
 // paths without "..", nothing under a file or a link, link targets relative with their
 // ".." first and staying in the tree, ".." in a virtual path stopping at its root.
-import { mkdtempSync, mkdirSync, writeFileSync, symlinkSync, chmodSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, symlinkSync, chmodSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, posix } from "node:path";
 import { InvalidInput } from "./errors.mjs";
@@ -89,6 +89,67 @@ export function materialize(tree) {
 export function realPath(root, virtual) {
   const normal = posix.normalize("/" + String(virtual)).replace(/^\/+/, ""); // keeps a final "/"
   return normal === "" ? root : root + "/" + normal;
+}
+
+// An explicit resource path as Pi's resolvePath reads it (trimmed, `~` from $HOME, else
+// relative to cwd), given to Pi so that it lands inside the tree: an absolute path is
+// mapped under the root with its padding kept (Pi trims it); a relative or `~` path is
+// passed as written when Pi's own resolution stays inside the tree, else (its `..` climb
+// past the root) mapped like an absolute one, `..` stopping at the root. A file: URL
+// would name a path of the machine: refused. `cwd` and `home` are virtual.
+export function pathArgument(root, raw, { cwd, home, field }) {
+  if (typeof raw !== "string") throw new InvalidInput(`${field}: a path is a string`, field);
+  const core = raw.trim();
+  if (core === "") return raw;
+  const lead = raw.slice(0, raw.indexOf(core));
+  const tail = raw.slice(lead.length + core.length);
+  if (/^file:\/\//.test(core)) throw new InvalidInput(`${field}: '${raw}': a file: URL names no path of the tree`, field);
+  const absolute = core.startsWith("/");
+  const tilde = core === "~" || core.startsWith("~/");
+  if (tilde && !home) throw new InvalidInput(`home: needed to expand '${raw}'`, "home");
+  const base = absolute ? "/" : tilde ? home : cwd;
+  const rest = tilde ? core.slice(2) : core;
+  let depth = 0;
+  let inside = true;
+  for (const part of [...segments(base), ...segments(rest)]) {
+    depth += part === ".." ? -1 : 1;
+    if (depth < 0) inside = false;
+  }
+  if (!inside) return lead + realPath(root, `${base}/${rest}`) + tail;
+  // inside the tree: a relative or `~` path as written, an absolute one under the root
+  // as written (so Pi shows it as given once the root is stripped)
+  return absolute ? lead + root + core + tail : raw;
+}
+
+// A settings file's resource paths, confined to the tree as pathArgument confines an
+// argument: plain entries of `extensions`, `skills`, `prompts`, `themes` and package
+// sources, read against `base` (the settings file's directory); patterns stay. The file
+// is rewritten only when an entry changed (a file Pi cannot read as an object is left).
+export function confineSettings(root, file, { base, home }) {
+  let data;
+  try {
+    data = JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, ""));
+  } catch {
+    return;
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) return;
+  let changed = false;
+  const isPattern = (entry) => /^[!+-]/.test(entry) || entry.includes("*") || entry.includes("?");
+  const map = (entry) => {
+    if (typeof entry !== "string" || isPattern(entry)) return entry;
+    const mapped = pathArgument(root, entry, { cwd: base, home, field: "tree" });
+    changed ||= mapped !== entry;
+    return mapped;
+  };
+  for (const kind of ["extensions", "skills", "prompts", "themes"]) {
+    if (Array.isArray(data[kind])) data[kind] = data[kind].map(map);
+  }
+  if (Array.isArray(data.packages)) {
+    data.packages = data.packages.map((entry) =>
+      entry && typeof entry === "object" && typeof entry.source === "string" ? { ...entry, source: map(entry.source) } : map(entry),
+    );
+  }
+  if (changed) writeFileSync(file, JSON.stringify(data));
 }
 
 export function virtualize(value, root) {

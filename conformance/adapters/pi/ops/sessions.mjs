@@ -41,7 +41,10 @@ export default async function sessionOps(context) {
       contextWindow: a.model?.contextWindow ?? 0, maxTokens: a.model?.maxTokens ?? 0 };
     const streamFn = async (_model, ctx, opts) => {
       const request = modelRequest(ctx);
-      seen.push({ systemPrompt: request.systemPrompt, prompt: request.messages[0].content[0].text, maxTokens: opts.maxTokens ?? null });
+      const sent = { systemPrompt: request.systemPrompt, prompt: request.messages[0].content[0].text, maxTokens: opts.maxTokens ?? null };
+      // `extended` (protocol 1.2): the request's cache retention too
+      if (a.extended === true) sent.cacheRetention = opts.cacheRetention ?? null;
+      seen.push(sent);
       const reply = a.model?.reply;
       if (!reply) throw invalid("model.reply: a summary request needs a scripted reply");
       const message = { role: "assistant", content: reply.content ?? [{ type: "text", text: reply.text ?? "" }],
