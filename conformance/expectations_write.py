@@ -175,8 +175,11 @@ def write_expectations(
     sections: dict[str, dict[str, str]] = {"cases": {}, "properties": {}}
     counts = {"kept": 0, "explained": 0, "unexplained": 0, "dropped": 0}
     failing_ids = set()
-    for record in results.get("records", []):
+    records = [dict(record, id=_entry_id(record)) for record in results.get("records", [])]
+    for record in records:
         if record["status"] not in _FAILING or record["status"] == "unexpected-pass":
+            continue
+        if record["id"] in failing_ids:  # another parameter of the same property
             continue
         failing_ids.add(record["id"])
         section = "cases" if record["kind"] == "case" else "properties"
@@ -199,7 +202,7 @@ def write_expectations(
         else:
             sections[section][record["id"]] = _fallback(record)
             counts["unexplained"] += 1
-    ran = {record["id"] for record in results.get("records", [])}
+    ran = {record["id"] for record in records}
     for entry_id, reason in old_reasons.items():  # not run this time (a partial run): kept
         if entry_id not in ran:
             section = "cases" if entry_id in (old.get("cases") or {}) else "properties"
@@ -208,6 +211,13 @@ def write_expectations(
     counts["dropped"] = len((set(old_reasons) & ran) - failing_ids)
     _dump(path, implementation, sections)
     return counts
+
+
+def _entry_id(record: Mapping[str, Any]) -> str:
+    """The id an expectations file lists: a property's name without its parameters
+    (`test_x[truncate.head]` is listed as `test_x`, as the plugin matches it)."""
+    entry_id = str(record["id"])
+    return entry_id.split("[", 1)[0] if record.get("kind") == "property" else entry_id
 
 
 def _dump(path: Path, implementation: str, sections: Mapping[str, Mapping[str, str]]) -> None:

@@ -133,3 +133,18 @@ class TestChangelog:
     def test_bad_ranges_are_named(self, text: str) -> None:
         with pytest.raises(ValueError, match="range"):
             parse_range(text)
+
+
+def test_a_parametrized_property_is_listed_once_by_its_name(tmp_path: Path) -> None:
+    """`test_x[truncate.head]` and `test_x[truncate.tail]` are one entry, `test_x`, as the
+    plugin matches a property by its name; a reason the file gives it is kept."""
+    target = tmp_path / "x.yaml"
+    target.write_text("implementation: x\ncases: {}\nproperties:\n  test_x: counts lines\n")
+    records = [
+        {"id": f"test_x[{op}]", "kind": "property", "status": status, "message": "m"}
+        for op, status in (("truncate.head", "expected-failure"), ("truncate.tail", "passed"))
+    ]
+    counts = write_expectations(target, "x", {"records": records})
+    assert yaml.safe_load(target.read_text())["properties"] == {"test_x": "counts lines"}
+    assert counts["kept"] == 1
+    assert counts["dropped"] == 0
