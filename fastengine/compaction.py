@@ -3,7 +3,8 @@
 - `find_cut_point` reads the entries from the start to the first cut point, from the end
   back to the budget, and from there to the next cut point: only two cut points can be
   the answer, where the reference lists every one. A malformed entry elsewhere in the
-  range is not read, so not reported, except a null (`fastengine.session.refuse_nulls`).
+  range is not read; what the reference would refuse in it, `fastengine.session.as_entries`
+  noted (`refuse_unreadable`).
 - `prepare_compaction` takes one `RunTree` of the path for the context estimate and the
   messages summarised (slices of its `slots`), and gathers the file operations from the
   same C pass (`scan_with_calls`), which finds each message's read/write/edit calls while
@@ -20,7 +21,7 @@ from operator import itemgetter
 from typing import Any, Final
 
 from fastengine._native import native
-from fastengine.session import build_session_context, refuse_nulls
+from fastengine.session import build_session_context
 from fastengine.tree import RunTree, any_between, none_positions
 from reference.compaction import (
     CUT_POINT_ROLES,
@@ -31,11 +32,12 @@ from reference.compaction import (
     CutPointResult,
     file_op_calls,
     previous_file_ops,
+    projects_to,
 )
 from reference.session import js_truthy, session_entry_to_context_messages
 from reference.tokens import estimate_context_tokens, estimate_tokens
 
-__all__ = ["file_operation_calls", "find_cut_point", "prepare_compaction"]
+__all__ = ["file_operation_calls", "find_cut_point", "prepare_compaction", "refuse_unreadable"]
 
 Entry = Mapping[str, Any]
 
@@ -56,14 +58,20 @@ def file_operation_calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[st
 
 
 def _projects_to(entry: Entry, roles: frozenset[str]) -> bool:
-    kind = entry.get("type")
-    if kind == "message":
+    """`reference.compaction.projects_to`, a plain message's role read at once."""
+    if type(entry) is dict and entry.get("type") == "message":
         message = entry.get("message")
-        if type(message) is dict:  # the usual entry: its role decides, no message is made
+        if type(message) is dict:  # the usual entry: no ABC check
             return message.get("role") in roles
-    elif kind == "compaction":
-        return False
-    return any(m.get("role") in roles for m in session_entry_to_context_messages(entry))
+    return projects_to(entry, roles)
+
+
+def refuse_unreadable(entries: Sequence[Entry], start: int, stop: int) -> None:
+    """Raise at the first entry of `entries[start:stop]` that `as_entries` noted, as the
+    reference does when it reads every entry of the range (by reading that one)."""
+    marked = getattr(entries, "unreadable", ())
+    if any_between(marked, start, stop):
+        projects_to(entries[marked[bisect_left(marked, start)]], CUT_POINT_ROLES)
 
 
 def _first_cut_point(entries: Sequence[Entry], start: int, end: int) -> int | None:
@@ -81,7 +89,7 @@ def find_cut_point(
     entries: Sequence[Entry], start_index: int, end_index: int, keep_recent_tokens: float
 ) -> CutPointResult:
     """`reference.compaction.find_cut_point`, reading only what decides (CP-3, CP-4)."""
-    refuse_nulls(entries, start_index, end_index)
+    refuse_unreadable(entries, start_index, end_index)
     first = _first_cut_point(entries, start_index, end_index)
     if first is None:
         return CutPointResult(

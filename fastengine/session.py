@@ -9,23 +9,22 @@
 - `build_session_context` takes the path's messages as slices of the tree's `slots`; only
   the path's other entries (metadata, compactions, summaries, messages needing SS-2) are
   looked at one by one.
-- `as_entries` wraps as the reference does, and notes where the nulls are
-  (`EntryList.nulls`), so `fastengine.compaction.find_cut_point`, which reads only part
-  of a range, still refuses a null in it (`refuse_nulls`).
+- `as_entries` wraps as the reference does, and notes the entries the reference refuses
+  when it reads them (`EntryList.unreadable`: nulls, message entries whose message is not
+  an object), so `fastengine.compaction.find_cut_point`, which reads only part of a range,
+  still refuses one anywhere in it.
 
 Each answers as its `reference.session` namesake (tests/test_fastengine_sessions.py).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from fastengine._native import native
 from fastengine.tree import RunTree, any_between, joined, none_positions, slot_of
 from reference import session
-from reference.errors import InvalidInput
 from reference.session import (
     JS_SPACE,
     JSON_DECODER,
@@ -50,7 +49,6 @@ __all__ = [
     "build_session_context",
     "build_session_path",
     "parse_session_entries",
-    "refuse_nulls",
 ]
 
 Entry = Mapping[str, Any]
@@ -59,16 +57,18 @@ _C_UNSETTLED: Final[Callable[[str], list[int]] | None] = native("_sessions", "un
 
 
 class EntryList(list[Any]):
-    """Entries that `as_entries` wrapped, with the positions of their nulls: the helpers
-    that skip reading part of a range (`find_cut_point`) still refuse a null in it."""
+    """Entries that `as_entries` wrapped, with the positions of those the reference refuses
+    when it reads them: the helpers that skip reading part of a range (`find_cut_point`)
+    still refuse one in it."""
 
-    nulls: tuple[int, ...] = ()
+    unreadable: tuple[int, ...] = ()
 
 
 def as_entries(values: Sequence[Any]) -> Sequence[Any]:
-    """`reference.session.as_entries`, noting the nulls; the list comes back as it is when
-    every value is a dict (nothing to wrap)."""
-    if set(map(type, values)) <= {dict}:
+    """`reference.session.as_entries`, noting the unreadable entries; the list comes back as
+    it is when every value is a dict and none is unreadable (nothing to wrap or note)."""
+    unreadable = tuple(at for at, value in enumerate(values) if not _readable(value))
+    if not unreadable and set(map(type, values)) <= {dict}:
         return values
     entries = EntryList(
         value
@@ -78,18 +78,16 @@ def as_entries(values: Sequence[Any]) -> Sequence[Any]:
         else Fieldless(value)
         for position, value in enumerate(values)
     )
-    entries.nulls = tuple(none_positions(values))
+    entries.unreadable = unreadable
     return entries
 
 
-def refuse_nulls(entries: Sequence[Any], start: int, stop: int) -> None:
-    """Raise `InvalidInput` at the first null of `entries[start:stop]` that `as_entries`
-    noted, as Pi throws when it reads the type of every entry of a range."""
-    nulls = getattr(entries, "nulls", ())
-    if any_between(nulls, start, stop):
-        raise InvalidInput(
-            f"entries[{nulls[bisect_left(nulls, start)]}]", "an entry must not be null"
-        )
+def _readable(value: Any) -> bool:
+    """Whether the reference reads the value as an entry without refusing it: not a null,
+    nor a message entry whose message is not an object."""
+    if not isinstance(value, Mapping):
+        return value is not None
+    return value.get("type") != "message" or isinstance(value.get("message"), Mapping)
 
 
 def parse_session_entries(text: str) -> ParsedSession:

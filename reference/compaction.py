@@ -47,6 +47,7 @@ __all__ = [
     "get_summarization_failure",
     "prepare_compaction",
     "previous_file_ops",
+    "projects_to",
     "serialize_conversation",
     "should_compact",
     "summarizable",
@@ -63,6 +64,9 @@ FILE_OP_TOOLS: Final = {"read": "read", "write": "written", "edit": "edited"}
 TOOL_RESULT_MAX_CHARS: Final = 2000
 
 Entry = Mapping[str, Any]
+# the role of the message an entry that is not a `message` gives the context (compactions
+# left out: a cut never lands on one)
+_ENTRY_ROLES: Final = {"custom_message": "custom", "branch_summary": "branchSummary"}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -149,12 +153,8 @@ class _FileOpsBuilder:
     def add(self, kind: str, path: str) -> None:
         self._kinds[kind].setdefault(path)
 
-    def add_from_message(self, message: Mapping[str, Any]) -> None:
-        """The `path` of each read/write/edit tool call of an assistant message."""
-        self.add_from_messages((message,))
-
     def add_from_messages(self, messages: Sequence[Mapping[str, Any]]) -> None:
-        """`add_from_message` of each message, in order."""
+        """The `path` of each read/write/edit tool call of the assistant messages, in order."""
         self.add_calls(file_op_calls(messages))
 
     def add_calls(self, calls: Sequence[tuple[str, str]]) -> None:
@@ -177,28 +177,16 @@ def file_op_calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]
     """
     found: list[tuple[str, str]] = []
     for message in messages:
-        if message.get("role") != "assistant":
-            continue
-        content = message.get("content")
-        if not isinstance(content, list):
-            continue
-        for block in content:
-            if type(block) is not dict and not isinstance(block, Mapping):
+        content = message.get("content") if message.get("role") == "assistant" else None
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, Mapping) or block.get("type") != "toolCall":
                 continue
-            if block.get("type") != "toolCall" or "arguments" not in block:
+            if "name" not in block or "arguments" not in block:
                 continue
-            if "name" not in block:
-                continue
-            arguments = block["arguments"]
-            if type(arguments) is dict or isinstance(arguments, Mapping):
-                path = arguments.get("path")
-            else:
-                path = None
-            if not isinstance(path, str) or not path:
-                continue
-            name = block["name"]
+            arguments, name = block["arguments"], block["name"]
+            path = arguments.get("path") if isinstance(arguments, Mapping) else None
             kind = FILE_OP_TOOLS.get(name) if isinstance(name, str) else None
-            if kind is not None:
+            if kind is not None and isinstance(path, str) and path:
                 found.append((kind, path))
     return found
 
@@ -244,20 +232,25 @@ def should_compact(
     return bool(settings.enabled) and context_tokens > context_window - settings.reserve_tokens
 
 
-def _projects_to(entry: Entry, roles: frozenset[str]) -> bool:
-    """Whether the entry gives the context a message of one of `roles` (a compaction's
-    summary never counts)."""
-    if entry.get("type") == "compaction":
-        return False
-    return any(m.get("role") in roles for m in session_entry_to_context_messages(entry))
+def projects_to(entry: Entry, roles: frozenset[str]) -> bool:
+    """Whether the entry gives the context a message of one of `roles`, read from the entry
+    without making the message (a compaction's summary never counts). Raises
+    `InvalidInput` for a message entry whose message is not an object."""
+    kind = entry.get("type")
+    if kind == "message":
+        message = entry.get("message")
+        if not isinstance(message, Mapping):
+            raise InvalidInput("message", "a message entry needs a message object")
+        return message.get("role") in roles
+    if kind == "branch_summary" and not js_truthy(entry.get("summary")):
+        return False  # no message at all
+    return _ENTRY_ROLES.get(kind) in roles
 
 
 def find_turn_start_index(entries: Sequence[Entry], entry_index: int, start_index: int) -> int:
     """The nearest turn start at or before `entry_index` (down to `start_index`), or -1."""
-    for index in range(entry_index, start_index - 1, -1):
-        if _projects_to(entries[index], TURN_START_ROLES):
-            return index
-    return -1
+    starts = range(entry_index, start_index - 1, -1)
+    return next((i for i in starts if projects_to(entries[i], TURN_START_ROLES)), -1)
 
 
 def find_cut_point(
@@ -273,7 +266,7 @@ def find_cut_point(
     entries that project to no message, stopping at a compaction (CP-7). A cut that
     does not start a turn is a split turn when a turn start precedes it (CP-5).
     """
-    points = [i for i in range(start_index, end_index) if _projects_to(entries[i], CUT_POINT_ROLES)]
+    points = [i for i in range(start_index, end_index) if projects_to(entries[i], CUT_POINT_ROLES)]
     if not points:
         return CutPointResult(
             first_kept_entry_index=start_index, turn_start_index=-1, is_split_turn=False
@@ -294,7 +287,7 @@ def find_cut_point(
         if previous.get("type") == "compaction" or session_entry_to_context_messages(previous):
             break
         cut -= 1
-    starts_turn = _projects_to(entries[cut], TURN_START_ROLES)
+    starts_turn = projects_to(entries[cut], TURN_START_ROLES)
     turn_start = -1 if starts_turn else find_turn_start_index(entries, cut, start_index)
     return CutPointResult(
         first_kept_entry_index=cut,
@@ -308,7 +301,7 @@ def extract_file_ops_from_message(
 ) -> FileOperations:
     """Add the `path` of each read/write/edit tool call of an assistant message."""
     builder = ops.adding()
-    builder.add_from_message(message)
+    builder.add_from_messages((message,))
     return builder.build()
 
 
@@ -441,28 +434,21 @@ def prepare_compaction(
 
 def previous_file_ops(previous: Entry | None) -> FileOperations:
     """The file lists a previous compaction carries on (none when a hook made it)."""
+    details = previous.get("details") if previous is not None else None
+    if previous is None or js_truthy(previous.get("fromHook")) or not isinstance(details, Mapping):
+        return FileOperations()
     ops = FileOperations().adding()
-    if previous is None:
-        return ops.build()
-    details = previous.get("details")
-    if not js_truthy(previous.get("fromHook")) and isinstance(details, Mapping):
-        for name in _list(details.get("readFiles")):
-            ops.add("read", name)
-        for name in _list(details.get("modifiedFiles")):
-            ops.add("edited", name)
+    for name in _list(details.get("readFiles")):
+        ops.add("read", name)
+    for name in _list(details.get("modifiedFiles")):
+        ops.add("edited", name)
     return ops.build()
 
 
 def summarizable(entries: Sequence[Entry]) -> tuple[dict[str, Any], ...]:
     """The first context message of each entry but compactions, in order."""
-    out: list[dict[str, Any]] = []
-    for entry in entries:
-        if entry.get("type") == "compaction":
-            continue
-        messages = session_entry_to_context_messages(entry)
-        if messages:
-            out.append(messages[0])
-    return tuple(out)
+    kept = (e for e in entries if e.get("type") != "compaction")
+    return tuple(found[0] for found in map(session_entry_to_context_messages, kept) if found)
 
 
 def _list(value: Any) -> list[Any]:

@@ -228,12 +228,7 @@ def parse_session_entries(text: str) -> ParsedSession:
 
 def index_entries(entries: Sequence[Any]) -> dict[Any, Entry]:
     """id -> entry, a later entry with the same id replacing the earlier (Pi's Map)."""
-    index: dict[Any, Entry] = {}
-    for position, entry in enumerate(entries):
-        if not isinstance(entry, Mapping):
-            raise InvalidInput(f"entries[{position}]", "an entry must be an object")
-        index[entry_key(entry.get("id"))] = entry
-    return index
+    return SessionTree.of(entries).index()
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,9 +373,9 @@ def message_of(entry: Entry) -> dict[str, Any]:
     Raises `InvalidInput` when the entry's message is not an object.
     """
     message = entry.get("message")
-    if not isinstance(message, Mapping):
-        raise InvalidInput("message", "a message entry needs a message object")
-    if type(message) is not dict:
+    if type(message) is not dict:  # (a dict, the usual message, needs no ABC check)
+        if not isinstance(message, Mapping):
+            raise InvalidInput("message", "a message entry needs a message object")
         message = dict(message)
     # SS-2: null content of a user/assistant/toolResult message reads as []
     if message.get("content") is None and message.get("role") in MESSAGE_ROLES_WITH_CONTENT:

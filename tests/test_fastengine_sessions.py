@@ -22,6 +22,12 @@ from fastengine.tree import RunTree
 from reference import branch, compaction, session
 from reference.session import UNSET
 
+# entries the reference refuses when it reads them (a null, a message entry without a
+# message object), and ones it reads as having no fields
+ODD_ENTRIES = st.sampled_from(
+    [None, 42, "x", {"type": "message", "message": None}, {"type": "message", "message": "m"}]
+)
+
 
 def _both_ways(fast: Any, plain: Any) -> None:
     """`same(fast, plain)`, with the C passes and without."""
@@ -132,13 +138,14 @@ class TestCompaction:
         )
 
     @given(sessions(), st.integers(0, 30), st.data())
-    def test_cut_point_refuses_a_null_it_does_not_read(
+    def test_cut_point_refuses_what_it_does_not_read(
         self, entries: list[Any], keep: int, data: st.DataObject
     ) -> None:
-        """A null or a non-object anywhere in the range: refused, or skipped, as the
-        reference reading every entry does (each engine wrapping them with its as_entries)."""
+        """A null, a non-object or a message entry without a message object anywhere in the
+        range: refused, or skipped, as the reference reading every entry does (each engine
+        wrapping them with its as_entries)."""
         at = data.draw(st.integers(0, len(entries)))
-        values = [*entries[:at], data.draw(st.sampled_from([None, 42, "x"])), *entries[at:]]
+        values = [*entries[:at], data.draw(ODD_ENTRIES), *entries[at:]]
         start = data.draw(st.integers(0, len(values)))
         end = data.draw(st.integers(start, len(values)))
         same(
@@ -149,14 +156,15 @@ class TestCompaction:
     @given(
         st.integers(1, 20),
         st.integers(0, 100),
-        st.sampled_from([None, 42, "x"]),
+        ODD_ENTRIES,
         st.sampled_from(["user", "assistant"]),
     )
-    def test_cut_point_refuses_a_null_in_the_part_it_skips(
+    def test_cut_point_refuses_in_the_part_it_skips(
         self, size: int, seed: int, value: Any, role: str
     ) -> None:
         """A chain of messages and a budget of one token: the fast path reads the first
-        entry and the last, so a null between them is refused from `as_entries`' note alone."""
+        entries and the last, so a null or a message entry without a message object between
+        them is refused from `as_entries`' note alone."""
         entries: list[Any] = [
             {"type": "message", "id": f"e{n}", "message": {"role": role, "content": "hello"}}
             for n in range(size + 2)
