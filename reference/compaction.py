@@ -244,7 +244,7 @@ def projects_to(entry: Entry, roles: frozenset[str]) -> bool:
         return message.get("role") in roles
     if kind == "branch_summary" and not js_truthy(entry.get("summary")):
         return False  # no message at all
-    return _ENTRY_ROLES.get(kind) in roles
+    return isinstance(kind, str) and _ENTRY_ROLES.get(kind, "") in roles
 
 
 def find_turn_start_index(entries: Sequence[Entry], entry_index: int, start_index: int) -> int:

@@ -23,9 +23,13 @@ from reference import branch, compaction, session
 from reference.session import UNSET
 
 # entries the reference refuses when it reads them (a null, a message entry without a
-# message object), and ones it reads as having no fields
+# message object), and ones it reads as having no fields or a type that is no string
 ODD_ENTRIES = st.sampled_from(
-    [None, 42, "x", {"type": "message", "message": None}, {"type": "message", "message": "m"}]
+    [
+        *(None, 42, "x"),
+        *({"type": "message", "message": None}, {"type": "message", "message": "m"}),
+        *({"type": ["message"]}, {"type": {}, "id": "e1"}),
+    ]
 )
 
 
