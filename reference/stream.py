@@ -310,7 +310,8 @@ class OutputAccumulator:
     def _add_output(self, head: bytes, data: bytes, start: int) -> None:
         """Add what one append decodes to: `head` (a character begun by the previous chunk,
         or its U+FFFD) and then `data[start:]`, which starts between characters. The window
-        is trimmed once, after both (STREAM-3: once per append, as Pi does)."""
+        is trimmed once, after both (STREAM-3: once per append, as Pi does). The step an
+        engine's subclass may replace (`fastengine.stream` decodes in C)."""
         decoded, newlines, pending, last = decode_chunk(data, start)
         body: bytes | memoryview = data
         if pending:
