@@ -1,9 +1,10 @@
 """Sessions: tests, conform (per implementation), bench, lint, docs. `nox -l` lists them.
 
 The default set is what CI runs: ctxspec's tests, the suite against every implementation
-with a shipped expectations file (one `conform` session each: the reference, every Pi
-release, the fork and the ports, derived from `conformance/expectations/*.yaml`, so a new
-file is a new CI session), the lint and the docs site (warnings as errors).
+with a shipped expectations file (one `conform` session each: the reference, the fast
+engine, every Pi release, the fork and the ports, derived from
+`conformance/expectations/*.yaml`, so a new file is a new CI session), the lint and the
+docs site (warnings as errors).
 `conform_releases` (the Pi releases) and `conform_ports` (the fork and the ports) run a
 subset of those sessions. Outside the
 default set: `changelog` (the bisection page), `matrix` (the HTML report over every
@@ -26,8 +27,8 @@ EXPECTATIONS = Path("conformance/expectations")
 
 
 def _shipped() -> list[str]:
-    """Every implementation with an expectations file, by the name in it: the reference,
-    the Pi releases oldest first, then the forks and ports by name."""
+    """Every implementation with an expectations file, by the name in it: the reference and
+    the fast engine, the Pi releases oldest first, then the forks and ports by name."""
     found = (
         re.search(r"^implementation: (\S+)$", path.read_text("utf-8"), re.MULTILINE)
         for path in EXPECTATIONS.glob("*.yaml")
@@ -36,15 +37,16 @@ def _shipped() -> list[str]:
 
     def order(name: str) -> tuple[int, tuple[int, ...], str]:
         family, _, version = name.partition("@")
-        rank = {"reference": 0, "pi": 1}.get(family, 2)
-        return rank, tuple(int(x) for x in re.findall(r"\d+", version)) if rank == 1 else (), name
+        rank = {"reference": 0, "fastengine": 1, "pi": 2}.get(family, 3)
+        return rank, tuple(int(x) for x in re.findall(r"\d+", version)) if rank == 2 else (), name
 
     return sorted(names, key=order)
 
 
 IMPLEMENTATIONS = _shipped()
 RELEASES = [name for name in IMPLEMENTATIONS if name.startswith("pi@")]
-PORTS = [name for name in IMPLEMENTATIONS if name != "reference" and name not in RELEASES]
+ENGINES = ["reference", "fastengine"]  # this package's own (conformance.adapters.ENGINES)
+PORTS = [name for name in IMPLEMENTATIONS if name not in ENGINES and name not in RELEASES]
 
 
 def install(session: nox.Session, *groups: str) -> None:
@@ -132,7 +134,7 @@ def lint(session: nox.Session) -> None:
     """ruff, mypy --strict on the engine and the suite, and the corpus lint."""
     install(session, "lint", "test")
     session.run("ruff", "check", ".")
-    session.run("ruff", "format", "--check", "reference", "conformance")
+    session.run("ruff", "format", "--check", "reference", "fastengine", "conformance")
     session.run("mypy")
     session.run("ctxspec", "cases", "lint")
 

@@ -1,17 +1,17 @@
-"""The optional C speedups: the streaming tail (reference/_speedups.c) and the one pass
-over a session's entries (reference/_sessions.c).
+"""The fast engine's optional C passes: the streaming tail's decoder
+(fastengine/_speedups.c) and the passes over a session's entries (fastengine/_sessions.c).
 
 Everything else about the package is in pyproject.toml. `optional=True`: where the
-extension cannot be compiled the install goes on, and reference.stream uses its
-pure-Python path (same results, tested against each other; about half the speed), and
-reference.session its Python scan.
+extension cannot be compiled the install goes on, and fastengine takes its own
+pure-Python paths (same answers, tested; about half the speed). `reference/`, the
+oracle, is pure Python and needs neither.
 """
 
 from setuptools import Extension, setup
 
 setup(
     ext_modules=[
-        Extension("reference._speedups", ["reference/_speedups.c"], optional=True),
-        Extension("reference._sessions", ["reference/_sessions.c"], optional=True),
+        Extension("fastengine._speedups", ["fastengine/_speedups.c"], optional=True),
+        Extension("fastengine._sessions", ["fastengine/_sessions.c"], optional=True),
     ]
 )

@@ -1,7 +1,8 @@
 """Any implementation measured over protocol v1: `ctxspec bench --impl X` (one or more).
 
-Each implementation runs as its own process (the reference too, `python -m
-conformance.adapters.reference`), a fresh one per input size or session length, so its
+Each implementation runs as its own process (the reference and the fast engine too,
+`python -m conformance.adapters.reference` and `python -m conformance.adapters.fastengine`),
+a fresh one per input size or session length, so its
 peak memory (`VmHWM` of the process and its descendants, read from /proc) belongs to
 that size alone. Every request is sent `rounds` times and reported as medians.
 
@@ -34,14 +35,13 @@ import math
 import os
 import shlex
 import statistics
-import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from conformance.adapters import canonical_name
+from conformance.adapters import canonical_name, engine_command
 from conformance.adapters.named import InstallError, install, parse_named
 from conformance.adapters.wire import WireImplementation
 from conformance.errors import AdapterError
@@ -91,11 +91,9 @@ class Suspect(Exception):
 
 def open_target(spec: str, *, timeout: float) -> WireImplementation:
     """`spec` as `ctxspec conform` resolves it, always as a process of its own."""
-    if spec == "reference":
-        argv = [sys.executable, "-m", "conformance.adapters.reference"]
-        return WireImplementation(
-            argv, name="reference", timeout=timeout, max_answer_bytes=ANSWER_CAP
-        )
+    served = engine_command(spec)
+    if served is not None:
+        return WireImplementation(served, name=spec, timeout=timeout, max_answer_bytes=ANSWER_CAP)
     named = parse_named(spec)
     if named is not None:
         launch = install(named, quiet=True)
@@ -105,7 +103,7 @@ def open_target(spec: str, *, timeout: float) -> WireImplementation:
         )
     argv = shlex.split(spec)
     if not argv:
-        raise ValueError("--impl needs `reference`, NAME@VERSION or a command")
+        raise ValueError("--impl needs `reference`, `fastengine`, NAME@VERSION or a command")
     return WireImplementation(argv, name=spec, timeout=timeout, max_answer_bytes=ANSWER_CAP)
 
 

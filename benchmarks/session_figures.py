@@ -1,4 +1,4 @@
-"""Session helpers, the reference against Pi 0.85.0 in one run, rounds interleaved.
+"""Session helpers, the fast engine against Pi 0.85.0 in one run, rounds interleaved.
 
     python benchmarks/session_figures.py [--sizes 1000,10000,100000] [--rounds 7] [--json FILE]
 
@@ -21,6 +21,10 @@ the same state of a shared machine; a figure is the median over the rounds and a
 Pi's median over the reference's (higher is better for the reference). Before timing,
 every answer is checked against Pi's (a fast wrong answer stops the run).
 
+The engine raced is `fastengine` (docs/fast-engine.md); `reference/` is the oracle it is
+checked against, not the one timed. The labels keep the name `reference` (the figures'
+and the baseline's keys), which here means ctxspec's engine, the fast one.
+
 `--json` writes `{"sizes", "rounds", "sessionsMs", "ratios"}`: `sessionsMs` maps
 `"reference <helper>"` and `"Pi <helper in camelCase>"` to `{entries: median ms}` (the
 shape `compare.ratios` and the report's scaling plot read), `ratios` maps
@@ -40,9 +44,16 @@ from pathlib import Path
 from typing import Any
 
 from conformance.adapters import pi as pi_adapter
-from reference.branch import collect_entries_for_branch_summary, navigate_tree
-from reference.compaction import CompactionSettings, find_cut_point, prepare_compaction
-from reference.session import SessionTree, build_session_context, build_session_path
+from fastengine import (
+    RunTree,
+    build_session_context,
+    build_session_path,
+    collect_entries_for_branch_summary,
+    find_cut_point,
+    navigate_tree,
+    prepare_compaction,
+)
+from reference.compaction import CompactionSettings
 from reference.tokens import estimate_context_tokens
 
 HERE = Path(__file__).resolve().parent
@@ -150,7 +161,7 @@ def reference_helpers(session: Mapping[str, Any]) -> dict[str, Callable[[], Any]
     """One call of each timed helper, by the reference's name (setup done here)."""
     entries = session["entries"]
     leaf, other, keep = session["leafId"], session["otherLeafId"], session["keepRecentTokens"]
-    tree = SessionTree.of(entries)
+    tree = RunTree.of(entries)
     path = build_session_path(tree, leaf)
     settings = CompactionSettings(keep_recent_tokens=keep)
     last: dict[str, Any] = {}

@@ -5,7 +5,9 @@
 Same inputs and timings as test_bench_stream.py: 64 KiB chunks; Pi timed inside Node
 (`pi_stream.mjs`, process start excluded); the machine's commands timed as a whole.
 Ratios are against `cat LOG | tee FILE | tail -c 51200`, the cheapest way a shell keeps
-both the tail and the full output. The run's figures, never asserted anywhere.
+both the tail and the full output. The run's figures, never asserted anywhere. The
+accumulator timed is the fast engine's (`fastengine.stream`), labelled `reference` as
+ctxspec's engine in every table and baseline key.
 """
 
 from __future__ import annotations
@@ -23,8 +25,7 @@ from stream_memory import parse_size  # a sibling script
 
 from conformance.adapters.pi import ensure_installed
 from corpora.generators.logs import STREAM_FLAVOURS, cached_stream_log
-from reference.edge.persist import persist_stream
-from reference.stream import OutputAccumulator
+from fastengine import OutputAccumulator, persist_stream
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE.parent / ".cache" / "bench"

@@ -1,4 +1,4 @@
-"""Peak memory of the reference's streaming tail, per input size (one child process each).
+"""Peak memory of the fast engine's streaming tail, per input size (one child process each).
 
     python benchmarks/stream_memory.py [SIZE ...]      # default 1MiB 16MiB 64MiB 256MiB
 
@@ -7,7 +7,8 @@ disk (so the input itself is never held) through `persist_stream`, and reports i
 RSS (`VmHWM`) next to the same process's RSS before streaming (interpreter and
 imports). The difference is what the accumulator and its persistence cost. Pi's figures
 come the same way from `pi_stream_memory.mjs` (a Node read stream of 64 KiB chunks into
-`OutputAccumulator`, `maxRSS` against the RSS once Pi is loaded).
+`OutputAccumulator`, `maxRSS` against the RSS once Pi is loaded). The figures keep the
+label `reference` (ctxspec's engine; the one measured is `fastengine`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ CACHE = Path(__file__).resolve().parent.parent / ".cache" / "bench"
 UNITS = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
 CHILD = r"""
 import json, sys
-from reference.edge.persist import persist_stream
+from fastengine import persist_stream
 def high_water_kib():  # VmHWM belongs to this exec'd image (ru_maxrss would carry the parent's)
     for line in open("/proc/self/status"):
         if line.startswith("VmHWM:"):

@@ -3,8 +3,9 @@
 The session is `session_figures.make_session` (one chain of N entries, so the tree is N
 deep, plus a side branch at entry 10). Timed: `build_session_context`,
 `estimate_context_tokens`, `find_cut_point`, `prepare_compaction`,
-`collect_entries_for_branch_summary` and `navigate_tree` (on a `SessionTree`, as Pi's on
-its `SessionManager`), and Pi's same helpers inside Node (`pi_sessions.mjs`, medians of 5
+`collect_entries_for_branch_summary` and `navigate_tree` (on a `RunTree`, as Pi's on
+its `SessionManager`), all the fast engine's (`fastengine`, named `reference` in the test
+names as ctxspec's engine), and Pi's same helpers inside Node (`pi_sessions.mjs`, medians of 5
 rounds). Sizes: `CTXSPEC_BENCH_SESSION_SIZES` (default 1000,10000). The reference-against-
 Pi ratios with interleaved rounds, and the 1M-entry sizes, come from `session_figures.py`.
 """
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 from session_figures import make_session, reference_check, reference_helpers
 
-from reference.session import SessionTree, build_session_path
+from fastengine import RunTree, build_session_path
 
 HERE = Path(__file__).resolve().parent
 SIZES = [int(n) for n in os.environ.get("CTXSPEC_BENCH_SESSION_SIZES", "1000,10000").split(",")]
@@ -56,7 +57,7 @@ def test_reference_prepare_compaction(
     benchmark: Any, helpers: dict[str, Any], session: dict[str, Any]
 ) -> None:
     prepared = benchmark(helpers["prepare_compaction"])
-    path = build_session_path(SessionTree.of(session["entries"]), session["leafId"])
+    path = build_session_path(RunTree.of(session["entries"]), session["leafId"])
     assert prepared is None or prepared.first_kept_entry_id in {e["id"] for e in path}
 
 

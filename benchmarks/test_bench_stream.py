@@ -3,8 +3,9 @@
 Each input (`stream_log_path`: flavours x sizes, cached under `.cache/bench/`) is fed in
 64 KiB chunks, as a pipe delivers it. Compared in one run:
 
-- the reference `OutputAccumulator` without persistence (`retain_raw=False`) and with it
-  (`reference.edge.persist`, a real temp file holding every byte);
+- the fast engine's `OutputAccumulator` (`fastengine.stream`, ctxspec's engine; the tests
+  keep the name `reference`) without persistence (`retain_raw=False`) and with it
+  (`fastengine.persist_stream`, a real temp file holding every byte);
 - Pi 0.85.0's `OutputAccumulator`, timed inside Node (`pi_stream.mjs`: process start and
   file reading excluded; its median lands in `extra_info["pi_median_ns"]`);
 - `wc -l`, `cat LOG > FILE`, `cat LOG | tail -c 51200`, `cat LOG | tee FILE | tail -c 51200`.
@@ -21,8 +22,7 @@ from typing import Any
 
 import pytest
 
-from reference.edge.persist import persist_stream
-from reference.stream import OutputAccumulator
+from fastengine import OutputAccumulator, persist_stream
 
 CHUNK = 64 * 1024
 HERE = Path(__file__).resolve().parent

@@ -1,6 +1,6 @@
 """`ctxspec`: the command line over the pytest plugin and the tools around it.
 
-    ctxspec conform [--impl reference|pi@VERSION|NAME@VERSION|"<command>"] [--case ID] [--op OP]
+    ctxspec conform [--impl reference|fastengine|NAME@VERSION|"<command>"] [--case ID] [--op OP]
                     [-k EXPR] [--boundary B] [--junit FILE] [--json FILE] [--md FILE] [-n N] [--]
     ctxspec impl install NAME@VERSION   install a named implementation into the cache
     ctxspec impl lock pi@VERSION        commit-ready lock of an installed Pi (from a checkout)
@@ -342,8 +342,8 @@ def _parser() -> argparse.ArgumentParser:
         "--impl",
         type=impl_spec,
         default="reference",
-        help="reference (default), pi@VERSION, NAME@VERSION (`ctxspec impl list`), "
-        "or a command speaking protocol v1",
+        help="reference (default), fastengine, pi@VERSION, NAME@VERSION (`ctxspec impl "
+        "list`), or a command speaking protocol v1",
     )
     conform.add_argument(
         "--case", action="append", default=[], metavar="ID", help="only this case (repeatable)"
@@ -445,7 +445,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         help="measure this implementation too, side by side in one report (repeatable): "
-        "reference, pi@VERSION, NAME@VERSION or a command speaking protocol v1",
+        "reference, fastengine, pi@VERSION, NAME@VERSION or a command speaking protocol v1",
     )
     bench.add_argument(
         "--entries", type=lengths, metavar="N,...", help="session lengths (1000,10000,100000)"

@@ -15,7 +15,8 @@ errors), before anything runs; never a traceback:
   `check_expectations` (with `suite_properties`, the property names), `read_results`.
   `ctxspec`'s `main` prints it the same way.
 
-The `--impl` rule (`impl_spec`): `reference`, `NAME@VERSION` of a family in
+The `--impl` rule (`impl_spec`): `reference` or `fastengine` (this package's engines),
+`NAME@VERSION` of a family in
 `adapters.named.FAMILIES` (a bare family name takes its default version), or a command
 line. One word of the form `NAME@VERSION` whose NAME is not a family, and that is no
 executable on PATH nor an existing path, is refused, naming the families; so is a known
@@ -39,7 +40,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final, NoReturn, TypeVar
 
-from conformance.adapters.named import FAMILIES, parse_named
+from conformance.adapters.named import ENGINE_NAMES, FAMILIES, parse_named
 from conformance.cases import load_cases
 from conformance.changelog import parse_range
 from conformance.errors import CorpusError
@@ -228,12 +229,13 @@ def _runnable(word: str) -> bool:
 
 
 def impl_spec(text: str) -> str:
-    """`reference`, `NAME@VERSION` of a known family, or a command line (module docstring)."""
+    """An engine's name, `NAME@VERSION` of a known family, or a command line (module
+    docstring)."""
     spec = text.strip()
-    expected = "reference, NAME@VERSION or a command"
+    expected = "reference, fastengine, NAME@VERSION or a command"
     if not spec:
         _refuse(expected, text)
-    if spec == "reference" or parse_named(spec) is not None:
+    if spec in ENGINE_NAMES or parse_named(spec) is not None:
         return spec
     try:
         shlex.split(spec)

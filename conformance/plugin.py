@@ -33,6 +33,7 @@ from hypothesis import settings
 
 from conformance import DATA_VERSION, __version__
 from conformance.adapters import Implementation, InstallError, open_implementation
+from conformance.adapters.named import ENGINE_NAMES
 from conformance.adapters.pi import PI_VERSION
 from conformance.adapters.wire import (
     DEFAULT_MAX_ANSWER_BYTES,
@@ -93,7 +94,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--impl",
         default="reference",
-        help="implementation under test: reference, pi@0.85.0, or a command",
+        help="implementation under test: reference, fastengine, pi@0.85.0, or a command",
     )
     group.addoption(
         "--expectations",
@@ -336,7 +337,7 @@ def _check_startup(config: pytest.Config) -> None:
     prints the error once on stderr and exits with `STARTUP_FAILED_STATUS`.
     """
     spec = config.getoption("impl")
-    if spec == "reference" or config.option.collectonly:
+    if spec in ENGINE_NAMES or config.option.collectonly:
         return
     try:
         implementation = _open(config)

@@ -36,7 +36,6 @@ import random
 import shutil
 import subprocess
 import sys
-import sysconfig
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -141,27 +140,13 @@ def head_commit() -> str:
 
 
 def copy_tree(dest: Path, commit: str) -> None:
-    """The tree of one commit (a score belongs to a commit), with the C scan built."""
+    """The tree of one commit (a score belongs to a commit). `reference/` is pure Python
+    (the C passes are the fast engine's, which is not mutated), so nothing is built."""
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
     archive = subprocess.run(["git", "archive", commit], cwd=ROOT, check=True, capture_output=True)
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
-    # the C scan as the install builds it, compiled straight from sysconfig's settings
-    compiler = (sysconfig.get_config_var("CC") or "cc").split()
-    suffix = sysconfig.get_config_var("EXT_SUFFIX")
-    subprocess.run(
-        [*compiler, "-shared", "-fPIC", "-O2", "-I", sysconfig.get_paths()["include"],
-         "reference/_speedups.c", "-o", f"reference/_speedups{suffix}"],
-        cwd=dest, check=True,
-    )  # fmt: skip
-    # the Python beside _sessions.c is what is mutated, so its C passes stay off: a module
-    # of that name that refuses to import is found before the import hook of an editable
-    # install, which would otherwise lend the copy the main tree's built extension
-    (dest / "reference" / "_sessions.py").write_text(
-        'raise ImportError("mutation testing judges the pure-Python session passes")\n',
-        encoding="utf-8",
-    )
 
 
 def killer_env(tree: Path) -> dict[str, str]:
@@ -178,7 +163,6 @@ def write_config(tree: Path, timeout: float) -> Path:
         "[cosmic-ray]\n"
         'module-path = "reference"\n'
         f"timeout = {timeout}\n"
-        'excluded-modules = ["reference/_sessions.py"]\n'  # the stub of copy_tree
         f"test-command = {json.dumps(command)}\n\n"
         '[cosmic-ray.distributor]\nname = "local"\n',
         encoding="utf-8",

@@ -13,7 +13,7 @@ function here is pure. New entries take ids from the caller (`new_ids`) and its
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -101,6 +101,7 @@ _METADATA_TYPES: Final = frozenset(
 )
 
 Entry = Mapping[str, Any]
+ContextOf = Callable[[Sequence[Entry] | SessionTree, Any], SessionContext]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -115,6 +116,10 @@ class CollectEntriesResult:
             "entries": [plain_entry(e) for e in self.entries],
             "commonAncestorId": self.common_ancestor_id,
         }
+
+
+# an engine's `collect_entries_for_branch_summary` (`navigate_tree`'s `collect`)
+Collect = Callable[[Sequence[Entry] | SessionTree, Any, Any], CollectEntriesResult]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -215,12 +220,14 @@ class NavigationResult:
     entries: tuple[Mapping[str, Any], ...] = ()
     request: BranchSummaryRequest | None = None
     tree: SessionTree | None = field(default=None, repr=False, compare=False)
+    # the engine's `build_session_context` (`navigate_tree`'s `context`)
+    context_of: ContextOf = field(default=build_session_context, repr=False, compare=False)
 
     def context(self) -> SessionContext:
         """The session context at the new leaf (through the tree navigated, when given one)."""
         if self.tree is not None:
-            return build_session_context(self.tree.extended(self.appended), self.leaf_id)
-        return build_session_context(self.entries, self.leaf_id)
+            return self.context_of(self.tree.extended(self.appended), self.leaf_id)
+        return self.context_of(self.entries, self.leaf_id)
 
 
 def get_branch(index: Mapping[Any, Entry], from_id: Any) -> tuple[Entry, ...]:
@@ -234,46 +241,14 @@ def collect_entries_for_branch_summary(
 ) -> CollectEntriesResult:
     """The entries from the old leaf back to (not including) the LCA with the target (LCA-1).
 
-    The LCA is the deepest entry of the target's path that is on the old leaf's path
+    The LCA is the deepest entry of the target's path whose id is on the old leaf's path
     (None if they share none, then the whole old path is collected). No old leaf: `()`.
     `session` headers are not part of the tree (Pi's `SessionManager` leaves them out).
     Raises `InvalidInput` on a `parentId` cycle on either path.
-
-    Both paths are root paths of one tree, so they share a prefix and the LCA is where
-    they part: with unique ids it is found by comparing the two paths' runs of
-    consecutive entries (`SessionTree.segments`), never entry by entry.
     """
     if not js_truthy(old_leaf_id):
         return CollectEntriesResult(entries=(), common_ancestor_id=None)
-    tree = SessionTree.of(entries).without_headers()
-    old_at = tree.position(old_leaf_id)
-    old = tree.segments(old_at) if old_at is not None else []
-    target_at = tree.position(target_id) if js_truthy(target_id) else None
-    target = tree.segments(target_at) if target_at is not None else []
-    if old is None or target is None:  # ids repeat: walk entry by entry
-        return _collect_plain(tree.index(), old_leaf_id, target_id)
-    common = -1  # the LCA's position
-    kept = old  # the old path's ranges below the LCA
-    for number, ((old_first, old_last), (first, last)) in enumerate(zip(old, target, strict=False)):
-        if old_first != first:  # the paths parted at the end of the previous range
-            kept = old[number:]
-            break
-        common = min(old_last, last)
-        if old_last != last:  # they part inside this range
-            kept = old[number + 1 :]
-            if common < old_last:
-                kept = [(common + 1, old_last), *kept]
-            break
-    else:
-        kept = old[min(len(old), len(target)) :]
-    lca = tree.entries[common].get("id") if common >= 0 else None
-    return CollectEntriesResult(entries=tree.slices(kept), common_ancestor_id=lca)
-
-
-def _collect_plain(
-    index: Mapping[Any, Entry], old_leaf_id: Any, target_id: Any
-) -> CollectEntriesResult:
-    """`collect_entries_for_branch_summary` walking the index one entry at a time."""
+    index = SessionTree.of(entries).without_headers().index()
     old_path = {entry_key(e.get("id")) for e in get_branch(index, old_leaf_id)}
     common: Any = None
     for entry in reversed(get_branch(index, target_id)):
@@ -282,15 +257,11 @@ def _collect_plain(
             break
     collected: list[Entry] = []
     current = old_leaf_id
-    seen: set[Any] = set()
     while js_truthy(current) and current != common:
         found = index.get(entry_key(current))
         if found is None:
             break
-        if entry_key(current) in seen:  # pragma: no cover - get_branch already raised on a cycle
-            raise InvalidInput("parentId", "a parentId cycle")
-        seen.add(entry_key(current))
-        collected.append(found)
+        collected.append(found)  # no cycle: get_branch walked this path already
         current = found.get("parentId")
     return CollectEntriesResult(entries=tuple(reversed(collected)), common_ancestor_id=common)
 
@@ -417,6 +388,8 @@ def navigate_tree(
     label: str | None = None,
     new_ids: Iterator[str],
     timestamp: str,
+    collect: Collect = collect_entries_for_branch_summary,
+    context: ContextOf = build_session_context,
 ) -> NavigationResult:
     """`AgentSession.navigateTree(target, options)` with a scripted model (LCA-3, LCA-4).
 
@@ -428,6 +401,7 @@ def navigate_tree(
     be a summary (LCA-5). `entries` may be a `SessionTree` (indexed once, as Pi's session
     holds its manager); the result keeps it, so `context()` extends it by the appended
     entries instead of indexing them all again.
+    `collect` and `context` are the engine's session walks (`fastengine` passes its own).
     """
     tree = SessionTree.of(entries)
     entries = tree.entries
@@ -436,12 +410,16 @@ def navigate_tree(
         raise InvalidInput("leafId", f"Entry {leaf_id} not found")
     if target_id == current_leaf:
         return NavigationResult(
-            cancelled=False, leaf_id=current_leaf, entries=tuple(entries), tree=tree
+            cancelled=False,
+            leaf_id=current_leaf,
+            entries=tuple(entries),
+            tree=tree,
+            context_of=context,
         )
     target = tree.get(target_id)
     if target is None:
         raise InvalidInput("targetId", f"Entry {target_id} not found")
-    collected = collect_entries_for_branch_summary(tree, current_leaf, target_id)
+    collected = collect(tree, current_leaf, target_id)
     summary_text: str | None = None
     details: dict[str, Any] | None = None
     usage: Any = UNSET
@@ -464,6 +442,7 @@ def navigate_tree(
                 entries=tuple(entries),
                 request=request,
                 tree=tree,
+                context_of=context,
             )
         if result.error is not None:
             raise SummaryRefused(result.error, request)
@@ -519,6 +498,7 @@ def navigate_tree(
         entries=(*entries, *appended),
         request=request,
         tree=tree,
+        context_of=context,
     )
 
 

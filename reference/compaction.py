@@ -7,28 +7,23 @@ summarised, what kept), the file operations a summary lists
 `serialize_conversation` (the text a summariser reads) and `get_summarization_failure`.
 
 Entries are the entries of one path, root first (Pi's JSON objects). Token counts come
-from `reference.tokens`.
+from `reference.tokens`. Each function is Pi's algorithm as Pi runs it (every cut point
+listed, every entry of a range read); `fastengine.compaction` gives the same answers
+reading less, and is checked against these.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
 from typing import Any, Final
 
 from reference._jsjson import js_own_keys, js_stringify
-from reference._native import native
 from reference._utf16 import code_units, js_slice
 from reference.errors import InvalidInput
 from reference.session import (
-    SessionTree,
-    any_between,
     build_session_context,
     js_truthy,
-    none_positions,
-    refuse_nulls,
     session_entry_to_context_messages,
 )
 from reference.tokens import estimate_context_tokens, estimate_tokens
@@ -45,13 +40,17 @@ __all__ = [
     "FileOperations",
     "compute_file_lists",
     "extract_file_ops_from_message",
+    "file_op_calls",
     "find_cut_point",
     "find_turn_start_index",
     "format_file_operations",
     "get_summarization_failure",
     "prepare_compaction",
+    "previous_file_ops",
+    "projects_to",
     "serialize_conversation",
     "should_compact",
+    "summarizable",
 ]
 
 # CP-3: roles an entry may project to for the cut to land on it (never a tool result)
@@ -65,15 +64,9 @@ FILE_OP_TOOLS: Final = {"read": "read", "write": "written", "edit": "edited"}
 TOOL_RESULT_MAX_CHARS: Final = 2000
 
 Entry = Mapping[str, Any]
-
-# the read/write/edit calls of plain parsed JSON messages, found in C (None: the Python loop)
-C_FILE_OP_CALLS: Final[
-    Callable[[Sequence[Any], dict[str, str]], list[tuple[str, str]] | None] | None
-] = native("_sessions", "file_op_calls")
-# SessionTree.of's C pass with each slot's file calls (given FILE_OP_TOOLS)
-_C_SCAN_WITH_CALLS: Final[Callable[[Sequence[Any], dict[str, str]], Any] | None] = native(
-    "_sessions", "scan_with_calls"
-)
+# the role of the message an entry that is not a `message` gives the context (compactions
+# left out: a cut never lands on one)
+_ENTRY_ROLES: Final = {"custom_message": "custom", "branch_summary": "branchSummary"}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -160,27 +153,14 @@ class _FileOpsBuilder:
     def add(self, kind: str, path: str) -> None:
         self._kinds[kind].setdefault(path)
 
-    def add_from_message(self, message: Mapping[str, Any]) -> None:
-        """The `path` of each read/write/edit tool call of an assistant message."""
-        self.add_from_messages((message,))
-
     def add_from_messages(self, messages: Sequence[Mapping[str, Any]]) -> None:
-        """`add_from_message` of each message, in order (one loop, no call per message).
+        """The `path` of each read/write/edit tool call of the assistant messages, in order."""
+        self.add_calls(file_op_calls(messages))
 
-        Plain parsed JSON goes through the C pass of `reference._sessions`, which finds the
-        same calls as `file_op_calls` (tested against it); anything else through that.
-        """
+    def add_calls(self, calls: Sequence[tuple[str, str]]) -> None:
+        """Each (kind, path) of `file_op_calls`, in order."""
         kinds = self._kinds
-        found = C_FILE_OP_CALLS(messages, FILE_OP_TOOLS) if C_FILE_OP_CALLS is not None else None
-        for kind, path in file_op_calls(messages) if found is None else found:
-            kinds[kind].setdefault(path)
-
-    def add_calls(self, calls: Sequence[tuple[int, str, str]], start: int, stop: int) -> None:
-        """The (position, kind, path) calls with a position in [start, stop), in order."""
-        kinds = self._kinds
-        first = bisect_left(calls, start, key=itemgetter(0))
-        for at in range(first, bisect_left(calls, stop, lo=first, key=itemgetter(0))):
-            _, kind, path = calls[at]
+        for kind, path in calls:
             kinds[kind].setdefault(path)
 
     def build(self) -> FileOperations:
@@ -197,28 +177,16 @@ def file_op_calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]
     """
     found: list[tuple[str, str]] = []
     for message in messages:
-        if message.get("role") != "assistant":
-            continue
-        content = message.get("content")
-        if not isinstance(content, list):
-            continue
-        for block in content:
-            if type(block) is not dict and not isinstance(block, Mapping):
+        content = message.get("content") if message.get("role") == "assistant" else None
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, Mapping) or block.get("type") != "toolCall":
                 continue
-            if block.get("type") != "toolCall" or "arguments" not in block:
+            if "name" not in block or "arguments" not in block:
                 continue
-            if "name" not in block:
-                continue
-            arguments = block["arguments"]
-            if type(arguments) is dict or isinstance(arguments, Mapping):
-                path = arguments.get("path")
-            else:
-                path = None
-            if not isinstance(path, str) or not path:
-                continue
-            name = block["name"]
+            arguments, name = block["arguments"], block["name"]
+            path = arguments.get("path") if isinstance(arguments, Mapping) else None
             kind = FILE_OP_TOOLS.get(name) if isinstance(name, str) else None
-            if kind is not None:
+            if kind is not None and isinstance(path, str) and path:
                 found.append((kind, path))
     return found
 
@@ -264,27 +232,25 @@ def should_compact(
     return bool(settings.enabled) and context_tokens > context_window - settings.reserve_tokens
 
 
-def _projects_to(entry: Entry, roles: frozenset[str]) -> bool:
+def projects_to(entry: Entry, roles: frozenset[str]) -> bool:
+    """Whether the entry gives the context a message of one of `roles`, read from the entry
+    without making the message (a compaction's summary never counts). Raises
+    `InvalidInput` for a message entry whose message is not an object."""
     kind = entry.get("type")
     if kind == "message":
         message = entry.get("message")
-        if type(message) is dict:  # the usual entry: its role decides
-            return message.get("role") in roles
-    elif kind == "compaction":
-        return False
-    return any(m.get("role") in roles for m in session_entry_to_context_messages(entry))
+        if not isinstance(message, Mapping):
+            raise InvalidInput("message", "a message entry needs a message object")
+        return message.get("role") in roles
+    if kind == "branch_summary" and not js_truthy(entry.get("summary")):
+        return False  # no message at all
+    return isinstance(kind, str) and _ENTRY_ROLES.get(kind, "") in roles
 
 
 def find_turn_start_index(entries: Sequence[Entry], entry_index: int, start_index: int) -> int:
     """The nearest turn start at or before `entry_index` (down to `start_index`), or -1."""
-    for index in range(entry_index, start_index - 1, -1):
-        if _projects_to(entries[index], TURN_START_ROLES):
-            return index
-    return -1
-
-
-def _first_cut_point(entries: Sequence[Entry], start: int, end: int) -> int | None:
-    return next((i for i in range(start, end) if _projects_to(entries[i], CUT_POINT_ROLES)), None)
+    starts = range(entry_index, start_index - 1, -1)
+    return next((i for i in starts if projects_to(entries[i], TURN_START_ROLES)), -1)
 
 
 def find_cut_point(
@@ -292,24 +258,20 @@ def find_cut_point(
 ) -> CutPointResult:
     """Where to cut `entries[start:end]` to keep about `keep_recent_tokens` (CP-3, CP-4).
 
-    Estimates are summed from the newest entry back; at the first entry where the sum
-    reaches the budget, the cut is the first cut point at or after it. When there is
-    none, or the budget is never reached, the cut is the first cut point (CP-4). The cut
-    then moves back over entries that project to no message, stopping at a compaction.
-
-    Pi lists every cut point of the range first; only two of them can be the answer, so
-    this reads the entries from the start to the first cut point, from the end back to
-    the budget, and from there to the next cut point. A malformed entry elsewhere in the
-    range is not read, so not reported (Pi throws on a message entry without a message),
-    except a null (`refuse_nulls`).
+    The cut points are the entries that project to a message of `CUT_POINT_ROLES` (never
+    a tool result, CP-3). Estimates are summed from the newest entry back; at the first
+    entry where the sum reaches the budget, the cut is the first cut point at or after
+    it. When there is none, or the budget is never reached, the cut is the first cut
+    point (CP-4); with no cut point at all, `start_index`. The cut then moves back over
+    entries that project to no message, stopping at a compaction (CP-7). A cut that
+    does not start a turn is a split turn when a turn start precedes it (CP-5).
     """
-    refuse_nulls(entries, start_index, end_index)
-    first = _first_cut_point(entries, start_index, end_index)
-    if first is None:
+    points = [i for i in range(start_index, end_index) if projects_to(entries[i], CUT_POINT_ROLES)]
+    if not points:
         return CutPointResult(
             first_kept_entry_index=start_index, turn_start_index=-1, is_split_turn=False
         )
-    cut = first  # CP-4: keep everything unless the budget picks a later cut point
+    cut = points[0]  # CP-4: keep everything unless the budget picks a later cut point
     accumulated: float = 0
     for index in range(end_index - 1, start_index - 1, -1):
         tokens = sum(estimate_tokens(m) for m in session_entry_to_context_messages(entries[index]))
@@ -317,8 +279,7 @@ def find_cut_point(
             continue
         accumulated += tokens
         if accumulated >= keep_recent_tokens:
-            later = _first_cut_point(entries, index, end_index) if index > first else None
-            cut = cut if later is None else later
+            cut = next((point for point in points if point >= index), cut)
             break
     # CP-7: metadata entries just before the cut (model/thinking changes, labels...) are kept
     while cut > start_index:
@@ -326,7 +287,7 @@ def find_cut_point(
         if previous.get("type") == "compaction" or session_entry_to_context_messages(previous):
             break
         cut -= 1
-    starts_turn = _projects_to(entries[cut], TURN_START_ROLES)
+    starts_turn = projects_to(entries[cut], TURN_START_ROLES)
     turn_start = -1 if starts_turn else find_turn_start_index(entries, cut, start_index)
     return CutPointResult(
         first_kept_entry_index=cut,
@@ -340,7 +301,7 @@ def extract_file_ops_from_message(
 ) -> FileOperations:
     """Add the `path` of each read/write/edit tool call of an assistant message."""
     builder = ops.adding()
-    builder.add_from_message(message)
+    builder.add_from_messages((message,))
     return builder.build()
 
 
@@ -420,14 +381,17 @@ def prepare_compaction(
     None when the last entry is a compaction, the kept entry has no id, or there is no
     message to summarise. The range starts at the previous compaction's
     `firstKeptEntryId` (else just after it); `tokensBefore` is the estimate of the
-    path's projected context.
+    path's projected context. The history summarised runs to the cut (to the turn's
+    start on a split turn), the turn prefix from the turn's start to the cut; each
+    entry gives its first context message, compactions none. File operations are the
+    previous compaction's lists (unless it came from a hook), then the tool calls of
+    the messages summarised.
     """
     if path and path[-1].get("type") == "compaction":
         return None
-    tree, calls = _tree_and_calls(path)  # one pass: the context, the messages, their calls
-    slots = tree.slots
-    others = none_positions(slots)  # a compaction entry is one of these
-    previous_index = next((i for i in reversed(others) if path[i].get("type") == "compaction"), -1)
+    previous_index = next(
+        (i for i in range(len(path) - 1, -1, -1) if path[i].get("type") == "compaction"), -1
+    )
     previous_summary: Any = None
     start = 0
     if previous_index >= 0:
@@ -437,7 +401,7 @@ def prepare_compaction(
             (i for i, e in enumerate(path) if e.get("id") == previous.get("firstKeptEntryId")), -1
         )
         start = kept if kept >= 0 else previous_index + 1
-    tokens_before = estimate_context_tokens(build_session_context(tree).messages).tokens
+    tokens_before = estimate_context_tokens(build_session_context(path).messages).tokens
     cut = find_cut_point(path, start, len(path), settings.keep_recent_tokens)
     first_kept = (
         path[cut.first_kept_entry_index] if cut.first_kept_entry_index < len(path) else None
@@ -445,30 +409,17 @@ def prepare_compaction(
     if first_kept is None or not js_truthy(first_kept.get("id")):
         return None
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
-    to_summarize = _summarizable(path, slots, others, start, history_end)
+    to_summarize = summarizable(path[start:history_end])
     prefix = (
-        _summarizable(path, slots, others, cut.turn_start_index, cut.first_kept_entry_index)
+        summarizable(path[cut.turn_start_index : cut.first_kept_entry_index])
         if cut.is_split_turn
         else ()
     )
     if not to_summarize and not prefix:
         return None
-    ops = FileOperations().adding()
-    if previous_index >= 0:
-        previous = path[previous_index]
-        details = previous.get("details")
-        if not js_truthy(previous.get("fromHook")) and isinstance(details, Mapping):
-            for name in _list(details.get("readFiles")):
-                ops.add("read", name)
-            for name in _list(details.get("modifiedFiles")):
-                ops.add("edited", name)
-    if calls is None:
-        ops.add_from_messages(to_summarize)
-        ops.add_from_messages(prefix)
-    else:  # the same calls: only `message` entries' own messages make any (see the scan)
-        ops.add_calls(calls, start, history_end)
-        if cut.is_split_turn:
-            ops.add_calls(calls, cut.turn_start_index, cut.first_kept_entry_index)
+    ops = previous_file_ops(path[previous_index] if previous_index >= 0 else None).adding()
+    ops.add_from_messages(to_summarize)
+    ops.add_from_messages(prefix)
     return CompactionPreparation(
         first_kept_entry_id=first_kept["id"],
         messages_to_summarize=to_summarize,
@@ -481,46 +432,23 @@ def prepare_compaction(
     )
 
 
-def _tree_and_calls(
-    path: Sequence[Entry],
-) -> tuple[SessionTree, Sequence[tuple[int, str, str]] | None]:
-    """The path's tree and, from the same C pass, its slots' file calls (None without it).
-
-    Gathering the calls while the scan holds each message saves a second walk over every
-    message, which on a long session costs as much as the scan (memory, not work). Entries
-    other than `message` ones make no calls: their messages have no tool calls.
-    """
-    found = _C_SCAN_WITH_CALLS(path, FILE_OP_TOOLS) if _C_SCAN_WITH_CALLS is not None else None
-    if found is None:  # not plain parsed JSON in a list or tuple (or no C pass): Python's scan
-        return SessionTree.of(path), None
-    *scanned, calls = found
-    return SessionTree(path, *scanned), calls
+def previous_file_ops(previous: Entry | None) -> FileOperations:
+    """The file lists a previous compaction carries on (none when a hook made it)."""
+    details = previous.get("details") if previous is not None else None
+    if previous is None or js_truthy(previous.get("fromHook")) or not isinstance(details, Mapping):
+        return FileOperations()
+    ops = FileOperations().adding()
+    for name in _list(details.get("readFiles")):
+        ops.add("read", name)
+    for name in _list(details.get("modifiedFiles")):
+        ops.add("edited", name)
+    return ops.build()
 
 
-def _summarizable(
-    path: Sequence[Entry],
-    slots: Sequence[dict[str, Any] | None],
-    others: Sequence[int],
-    start: int,
-    end: int,
-) -> tuple[dict[str, Any], ...]:
-    """The first message of each entry of `path[start:end]` but compactions (`others`: the
-    positions whose slot is None)."""
-    part = slots[start:end]
-    if not any_between(others, start, end):
-        return tuple(part)  # type: ignore[arg-type]  # no None in it
-    out: list[dict[str, Any]] = []
-    for offset, slot in enumerate(part, start):
-        if slot is not None:
-            out.append(slot)
-            continue
-        entry = path[offset]
-        if entry.get("type") == "compaction":
-            continue
-        messages = session_entry_to_context_messages(entry)
-        if messages:
-            out.append(messages[0])
-    return tuple(out)
+def summarizable(entries: Sequence[Entry]) -> tuple[dict[str, Any], ...]:
+    """The first context message of each entry but compactions, in order."""
+    kept = (e for e in entries if e.get("type") != "compaction")
+    return tuple(found[0] for found in map(session_entry_to_context_messages, kept) if found)
 
 
 def _list(value: Any) -> list[Any]:

@@ -27,13 +27,12 @@ The rules, each tagged with its id in the corpus (corpora/README.md, ST-*):
   `snapshot(persist_if_truncated=True)` that leaves it over a limit;
 - STREAM-6 appending after `finish()` is refused (`FinishedAccumulator`).
 
-Speed: each chunk is decoded in one pass by `append_decoded` of `reference._speedups` when
-it is built (setup.py; `reference.stream._DECODE = None` turns it off): well-formed UTF-8
-is its own decoded form (no copy), and an ill-formed chunk is written with its U+FFFD in
-the same C loop straight onto the window, so neither makes an object per chunk. Without it
-`_decode_python` gives the same answer from CPython's strict decoder, `bytes.count` and,
-for an ill-formed chunk, CPython's replacing decoder (tests/test_reference_stream.py
-checks the two against each other).
+Decoding: `decode_chunk` gives each chunk's output from CPython's strict decoder,
+`bytes.count` and, for an ill-formed chunk, CPython's replacing decoder (well-formed
+UTF-8 is its own decoded form: no copy). It is the one step `fastengine.stream` replaces
+with a C loop that writes an ill-formed chunk's output straight onto the window
+(tests/test_fastengine_stream.py checks the two against each other and this module
+against the WHATWG decoder).
 
 Pi cuts the window once per append (a character completed by the chunk included), so the
 snapshot depends on how the bytes were chunked (§2 ST-2 of pi-0.85-behavior.md): chunks
@@ -43,11 +42,9 @@ are significant input here, not an implementation detail.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from reference._native import native
 from reference.errors import InvalidInput
 from reference.truncate import (
     DEFAULT_MAX_BYTES,
@@ -61,14 +58,12 @@ __all__ = [
     "FinishedAccumulator",
     "OutputAccumulator",
     "OutputSnapshot",
+    "decode_chunk",
 ]
 
 FINISHED_MESSAGE = "Cannot append to a finished output accumulator"
 _NEWLINE = 0x0A
 _BOM = "\ufeff"
-
-
-_Decode = Callable[[bytes, int], tuple[bytes | None, int, int, int]]
 
 
 _REPLACEMENT = "\ufffd".encode()
@@ -119,9 +114,10 @@ def _well_formed(body: memoryview) -> bool:
     return True
 
 
-def _decode_python(data: bytes, start: int = 0) -> tuple[bytes | None, int, int, int]:
-    """The C decoder's answer from CPython: `(decoded, newlines, pending, last newline)` of
-    `data[start:]`, which starts between characters (see reference/_speedups.c).
+def decode_chunk(data: bytes, start: int = 0) -> tuple[bytes | None, int, int, int]:
+    """`(decoded, newlines, pending, last newline)` of `data[start:]`, which starts between
+    characters: the output, its "\n" count and the index of the last one (-1: none), and
+    the length of the unfinished sequence held back at the end (STREAM-1).
 
     `decoded` is None when the output is the input less its `pending` unfinished bytes;
     CPython's replacing decoder gives each maximal ill-formed subpart one U+FFFD, as a
@@ -152,16 +148,6 @@ def _join(pending: bytes, data: bytes) -> tuple[int, bytes, bytes]:
     if used < needed:
         return used, b"", pending + data
     return used, pending + data[:used], b""
-
-
-# the C decoder where it was built, else `_decode_python` (tests/test_reference_stream.py
-# checks they agree)
-_DECODE: _Decode | None = native("_speedups", "decode_utf8")
-# its variant appending an ill-formed chunk's output to the window; used only with
-# `_DECODE` (so `_DECODE = None` turns both off)
-_APPEND: Callable[[bytearray, bytes, int], tuple[int, int, int, int]] | None = native(
-    "_speedups", "append_decoded"
-)
 
 
 class FinishedAccumulator(InvalidInput):
@@ -324,21 +310,9 @@ class OutputAccumulator:
     def _add_output(self, head: bytes, data: bytes, start: int) -> None:
         """Add what one append decodes to: `head` (a character begun by the previous chunk,
         or its U+FFFD) and then `data[start:]`, which starts between characters. The window
-        is trimmed once, after both (STREAM-3: once per append, as Pi does)."""
-        if _APPEND is not None and _DECODE is not None and not self._bom_pending:
-            self._tail += head
-            appended, newlines, pending, last = _APPEND(self._tail, data, start)
-            if pending:
-                self._pending = data[len(data) - pending :]
-            if appended >= 0:  # ill-formed: the C scan wrote its output onto the window
-                self._count(len(head), appended, newlines, last)
-                self._trim_window()
-                return
-            own = memoryview(data)[start : len(data) - pending] if start or pending else data
-            self._count(len(head), len(own), newlines, last)
-            self._append_to_window(own)
-            return
-        decoded, newlines, pending, last = (_DECODE or _decode_python)(data, start)
+        is trimmed once, after both (STREAM-3: once per append, as Pi does). The step an
+        engine's subclass may replace (`fastengine.stream` decodes in C)."""
+        decoded, newlines, pending, last = decode_chunk(data, start)
         body: bytes | memoryview = data
         if pending:
             self._pending = data[len(data) - pending :]
@@ -383,13 +357,6 @@ class OutputAccumulator:
             del self._tail[: cut - 1]
             self._tail += data
         self._align_window()
-
-    def _trim_window(self) -> None:
-        # STREAM-3 on a window the output is already in: the same cut
-        size = len(self._tail)
-        if size > 2 * self._roll:
-            del self._tail[: size - self._roll - 1]
-            self._align_window()
 
     def _align_window(self) -> None:
         # the window holds the byte before the cut, then the kept bytes: move forward to a

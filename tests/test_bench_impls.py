@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from conformance.adapters import fastengine, reference
 from conformance.adapters.reference import handle
 from conformance.protocol import validate_args, validate_result
 from corpora.generators.logs import cached_stream_log
@@ -65,10 +66,16 @@ def run(inputs: dict[str, Any], *specs: str) -> impls.Group:
     return impls.measure_group(specs, requests(inputs), rounds=2, timeout=60)
 
 
-def test_reference_bench_answers_match_their_schemas(inputs: dict[str, Any]) -> None:
+ENGINES = pytest.mark.parametrize(
+    "engine_handle", [reference.handle, fastengine.handle], ids=["reference", "fastengine"]
+)
+
+
+@ENGINES
+def test_bench_answers_match_their_schemas(inputs: dict[str, Any], engine_handle: Any) -> None:
     for request in requests(inputs).values():
         assert validate_args(request.bench_op, request.bench_args) is None
-        reply = handle(request.bench_op, request.bench_args)
+        reply = engine_handle(request.bench_op, request.bench_args)
         assert reply.error is None, reply.error
         validate_result(request.bench_op, reply.result)
         assert 0 <= reply.result["elapsedNs"] <= reply.result["requestNs"]
@@ -82,10 +89,13 @@ def test_reference_bench_answers_match_their_schemas(inputs: dict[str, Any]) -> 
             Path(path).unlink()
 
 
-def test_bench_answers_are_the_ordinary_ops_answers(inputs: dict[str, Any]) -> None:
-    """A bench answer (persisted file digested) equals the matching ordinary op's result."""
+@ENGINES
+def test_bench_answers_are_the_ordinary_ops_answers(
+    inputs: dict[str, Any], engine_handle: Any
+) -> None:
+    """A bench answer (persisted file digested) equals the reference's ordinary op's result."""
     for name, request in requests(inputs).items():
-        bench = handle(request.bench_op, request.bench_args).result["answer"]
+        bench = engine_handle(request.bench_op, request.bench_args).result["answer"]
         if request.bench_op == "bench.stream":
             bench = impls.digest_persisted(bench)
         plain = handle(request.plain_op, json.loads(json.dumps(request.plain_args())))
@@ -145,6 +155,16 @@ def test_without_bench_ops_the_ordinary_ops_measure_with_transport(inputs: dict[
         assert theirs.verdict == "ok", (name, theirs.detail)
         assert theirs.seconds == theirs.wall_seconds
     assert group.peaks[label] is not None and group.peaks[label] > 0
+
+
+def test_the_fast_engine_is_raced_over_its_bench_ops(inputs: dict[str, Any]) -> None:
+    """`--impl fastengine` is served as a process of its own, its answers the reference's."""
+    group = run(inputs, "fastengine")
+    for name, row in group.measures.items():
+        theirs = row["fastengine"]
+        assert theirs is not None and theirs.via == "bench", name
+        assert theirs.verdict == "ok", (name, theirs.detail)
+    assert group.hellos["fastengine"]["implementation"]["name"] == "ctxspec-fastengine"
 
 
 def test_pi_bench_ops_agree_with_the_reference(inputs: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ import reference
 
 ENGINE = Path(reference.__file__).parent
 FORBIDDEN_IMPORTS = {"os", "subprocess", "socket", "time", "shutil", "tempfile", "pathlib", "io"}
-# every pure Python module (the compiled `_speedups` has no imports to check);
+# every module (reference/ is pure Python: the C passes are fastengine's);
 # `reference/edge/` is the I/O edge and is checked to be imported by none
 MODULES = sorted(
     m.name
@@ -66,6 +66,21 @@ class TestPurity:
             if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("reference.edge")
         ]
         assert not edge_imports, "a pure module imports the I/O edge"
+
+
+def test_the_oracle_has_no_c_and_no_fast_paths() -> None:
+    """reference/ holds no C source and imports nothing of the fast engine (`fastengine`)."""
+    sources = [p for p in ENGINE.rglob("*") if p.suffix in (".c", ".h", ".pyx", ".pxd")]
+    assert not sources, "the C passes belong to fastengine/"
+    for path in ENGINE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            assert not [n for n in names if n.split(".")[0] == "fastengine"], path
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -385,7 +385,8 @@ class TestStartup:
         """An `--impl` that names no command is bad usage: one line naming --impl, status 2."""
         code, output, _ = conform(tmp_path, "--impl", " ")
         assert code == 2, output
-        assert "argument --impl: expected reference, NAME@VERSION or a command" in output
+        expected = "argument --impl: expected reference, fastengine, NAME@VERSION or a command"
+        assert expected in output
 
     def test_startup_failure_under_xdist(self, tmp_path: Path, fake: Fake) -> None:
         """With workers, the controller checks once, before any worker starts."""

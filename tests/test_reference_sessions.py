@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import itertools
 from types import MappingProxyType
-from typing import Final
+from typing import Any, Final
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from session_entries import sessions
 
 from reference import agent_run, branch, compaction, messages, migration, session, tokens
 from reference._jsjson import js_stringify
+from reference._utf16 import code_units
 from reference.errors import InvalidInput
 
 
@@ -262,3 +266,39 @@ class TestMigration:
         assert loaded.entries == ({"id": "a"}, {"x": 1})
         assert loaded.leaf_id is session.UNSET
         assert migration.load_session([]).leaf_id is None
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(json_values)
+def test_tool_call_arguments_length_is_the_stringified_length(value: Any) -> None:
+    """A tool call's estimate counts JSON.stringify's length without always writing it."""
+    assert tokens._json_length(value) == code_units(js_stringify(value))
+
+
+@given(sessions(), st.integers(0, 30))
+def test_preparation_file_ops_are_first_seen_sets(entries: list[Any], keep: int) -> None:
+    """prepare_compaction's file operations equal adding each path with FileOperations.add."""
+    path = [e for e in entries if isinstance(e.get("id"), str) and e.get("type") != "session"]
+    try:
+        prepared = compaction.prepare_compaction(
+            path, compaction.CompactionSettings(keep_recent_tokens=keep)
+        )
+    except InvalidInput:
+        return
+    if prepared is None:
+        return
+    ops = compaction.previous_file_ops(
+        next((e for e in reversed(path) if e.get("type") == "compaction"), None)
+    )
+    for message in (*prepared.messages_to_summarize, *prepared.turn_prefix_messages):
+        content = message.get("content") if message.get("role") == "assistant" else None
+        for block in content if isinstance(content, list) else ():
+            if block.get("type") == "toolCall" and block["name"] in compaction.FILE_OP_TOOLS:
+                ops = ops.add(compaction.FILE_OP_TOOLS[block["name"]], block["arguments"]["path"])
+    assert prepared.file_ops == ops

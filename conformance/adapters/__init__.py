@@ -1,6 +1,7 @@
 """Implementations under test, by the name given to `--impl`.
 
 - `reference`: the engine in this process (the default);
+- `fastengine`: the fast engine (`fastengine/`) in this process;
 - `NAME@VERSION` of a family ctxspec installs (`pi@1.6.0`, `pi-agents-py@0.58.3`,
   ...; see `named.FAMILIES`): installed into the cache on first
   use, then started from it; a bare family name takes its default version;
@@ -11,25 +12,45 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
+from collections.abc import Callable, Mapping
+from typing import Final
 
 from conformance.adapters.base import Implementation, Reply
-from conformance.adapters.named import FAMILIES, InstallError, install, parse_named
+from conformance.adapters.fastengine import FastEngineImplementation
+from conformance.adapters.named import ENGINE_NAMES, FAMILIES, InstallError, install, parse_named
 from conformance.adapters.pi import PI_VERSION
 from conformance.adapters.reference import ReferenceImplementation
 from conformance.adapters.wire import WireImplementation
 
 __all__ = [
+    "ENGINES",
     "FAMILIES",
     "PI_NAME",
     "Implementation",
     "InstallError",
     "Reply",
     "canonical_name",
+    "engine_command",
     "open_implementation",
     "prepare",
 ]
 
 PI_NAME = f"pi@{PI_VERSION}"
+
+# the engines of this package, by `--impl` name: run in this process by `conform`, and
+# served over the wire by `python -m <module>` (what `bench` starts)
+ENGINES: Final[Mapping[str, tuple[Callable[[], Implementation], str]]] = {
+    "reference": (ReferenceImplementation, "conformance.adapters.reference"),
+    "fastengine": (FastEngineImplementation, "conformance.adapters.fastengine"),
+}
+assert tuple(ENGINES) == ENGINE_NAMES
+
+
+def engine_command(spec: str) -> list[str] | None:
+    """The command serving the engine `spec` over protocol v1 on stdio, or None."""
+    found = ENGINES.get(spec)
+    return None if found is None else [sys.executable, "-m", found[1]]
 
 
 def canonical_name(spec: str) -> str:
@@ -47,8 +68,8 @@ def prepare(spec: str, *, quiet: bool = False) -> None:
 
 def open_implementation(spec: str, *, timeout: float = 30.0) -> Implementation:
     """The implementation `spec` names; a command is started lazily, on its first call."""
-    if spec == "reference":
-        return ReferenceImplementation()
+    if spec in ENGINES:
+        return ENGINES[spec][0]()
     named = parse_named(spec)
     if named is not None:
         launch = install(named, quiet=True)
@@ -63,6 +84,6 @@ def open_implementation(spec: str, *, timeout: float = 30.0) -> Implementation:
     argv = shlex.split(spec)
     if not argv:
         raise ValueError(
-            f"--impl needs `reference`, one of {sorted(FAMILIES)}@VERSION or a command"
+            f"--impl needs one of {sorted(ENGINES)}, {sorted(FAMILIES)}@VERSION or a command"
         )
     return WireImplementation(argv, name=spec, timeout=timeout)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Final, Protocol
 
 __all__ = [
+    "ENGINE_NAMES",
     "FAMILIES",
     "Family",
     "InstallError",
@@ -23,6 +24,11 @@ __all__ = [
     "install",
     "parse_named",
 ]
+
+
+# this package's own engines, which nothing installs: `--impl reference` (the oracle) and
+# `--impl fastengine` (conformance.adapters.ENGINES runs and serves them)
+ENGINE_NAMES: Final = ("reference", "fastengine")
 
 
 class InstallError(RuntimeError):

@@ -4,7 +4,8 @@
 accumulator says the full output must be persisted (STREAM-5), it opens
 `<directory>/<prefix>-<16 hex>.log` (Pi's name; bash uses the prefix `pi-bash`) and
 writes every raw byte to it, the chunks that came before the decision first.
-`persist_stream()` runs a whole stream through it.
+`persist_stream()` runs a whole stream through it. Both take the accumulator class
+(`accumulator=`): the reference's, or an engine's subclass (`fastengine.stream`).
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ class PersistingAccumulator:
         max_bytes: int | None = None,
         prefix: str = DEFAULT_PREFIX,
         directory: str | Path | None = None,
+        accumulator: type[OutputAccumulator] = OutputAccumulator,
     ) -> None:
-        self.accumulator = OutputAccumulator(max_lines=max_lines, max_bytes=max_bytes)
+        self.accumulator = accumulator(max_lines=max_lines, max_bytes=max_bytes)
         self._prefix = prefix
         self._directory = Path(directory if directory is not None else tempfile.gettempdir())
         self._file: BinaryIO | None = None
@@ -85,10 +87,15 @@ def persist_stream(
     finish: bool = True,
     prefix: str = DEFAULT_PREFIX,
     directory: str | Path | None = None,
+    accumulator: type[OutputAccumulator] = OutputAccumulator,
 ) -> PersistedStream:
     """Feed `chunks`, finish, snapshot; the file, if any, is closed and left to the caller."""
     sink = PersistingAccumulator(
-        max_lines=max_lines, max_bytes=max_bytes, prefix=prefix, directory=directory
+        max_lines=max_lines,
+        max_bytes=max_bytes,
+        prefix=prefix,
+        directory=directory,
+        accumulator=accumulator,
     )
     try:
         for chunk in chunks:

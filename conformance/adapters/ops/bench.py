@@ -1,4 +1,4 @@
-"""bench.stream, bench.truncate, bench.session: the reference timing its own work on a file.
+"""bench.stream, bench.truncate, bench.session: an engine timing its own work on a file.
 
 The bench extension of protocol v1 (PROTOCOL.md, "The bench extension"): the request
 names a file on this machine, the handler reads it, runs one engine function on it and
@@ -11,7 +11,9 @@ What is measured: `bench.stream` reads the file in `chunkBytes` chunks into the
 persisting accumulator, finishes and snapshots (reading included: the implementation
 streams the file itself); `bench.truncate` one `truncate_head` / `truncate_tail` call on
 the whole file decoded as UTF-8 (reading and decoding excluded); `bench.session` one
-session helper on the file's entries (reading and parsing excluded).
+session helper on the file's entries (reading and parsing excluded). The accumulator,
+the parse and the session helpers are the engine's (`Engine`: the reference's or the
+fast engine's); truncation is the reference's for both.
 """
 
 from __future__ import annotations
@@ -19,12 +21,13 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
 import reference
-from conformance.adapters.ops import Handler
-from reference import branch, compaction, session
+from conformance.adapters.ops import Engine, Handler
+from reference import compaction, session
 from reference.edge.persist import persist_stream
 from reference.errors import InvalidInput
 
@@ -58,7 +61,7 @@ def _chunks(path: Path, size: int) -> Iterator[bytes]:
             yield block
 
 
-def stream(args: Mapping[str, Any]) -> dict[str, Any]:
+def stream(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
     started = time.perf_counter_ns()
     path = _path(args)
     size = args.get("chunkBytes")
@@ -70,6 +73,7 @@ def stream(args: Mapping[str, Any]) -> dict[str, Any]:
         max_lines=args.get("maxLines"),
         max_bytes=args.get("maxBytes"),
         persist_if_truncated=args.get("persistIfTruncated") is True,
+        accumulator=engine.output_accumulator,
     )
     elapsed = time.perf_counter_ns() - begin
     answer: dict[str, Any] = {
@@ -95,32 +99,34 @@ def truncate(args: Mapping[str, Any]) -> dict[str, Any]:
     return _timed(started, result.to_pi(), elapsed)
 
 
-def _session_call(helper: str, entries: list[Any], args: Mapping[str, Any]) -> Callable[[], Any]:
+def _session_call(
+    engine: Engine, helper: str, entries: list[Any], args: Mapping[str, Any]
+) -> Callable[[], Any]:
     """The helper as a call on parsed entries, and (via `.to_pi()` after) its wire answer."""
     leaf = args.get("leafId", session.UNSET)
     if helper == "buildSessionContext":
-        return lambda: session.build_session_context(entries, leaf)
+        return lambda: engine.build_session_context(entries, leaf)
     if helper == "findCutPoint":
         keep = args.get("keepRecentTokens", compaction.CompactionSettings().keep_recent_tokens)
-        return lambda: compaction.find_cut_point(entries, 0, len(entries), keep)
+        return lambda: engine.find_cut_point(entries, 0, len(entries), keep)
     if helper == "prepareCompaction":
         settings = compaction.CompactionSettings.from_pi(args.get("settings"))
-        return lambda: compaction.prepare_compaction(entries, settings)
+        return lambda: engine.prepare_compaction(entries, settings)
     if "targetId" not in args:
         raise InvalidInput("targetId", f"{helper} needs a targetId")
     target = args["targetId"]
     # untimed, as Pi's adapter makes its SessionManager (the entries' index) before its
     # clock starts: the session's index, what these two helpers are handed in Pi
-    tree = session.SessionTree.of(entries)
+    tree = engine.session_tree(entries)
     if helper == "collectEntriesForBranchSummary":
         old = None if leaf is session.UNSET else leaf
-        return lambda: branch.collect_entries_for_branch_summary(tree, old, target)
+        return lambda: engine.collect_entries_for_branch_summary(tree, old, target)
     start = entries[-1].get("id") if leaf is session.UNSET and entries else leaf
     ids = (f"new-{n}" for n in itertools.count(1))
 
-    def navigate() -> branch.NavigationResult:
+    def navigate() -> Any:
         # Pi's navigateTree ends by loading the new branch's context into the agent
-        moved = branch.navigate_tree(tree, start, target, new_ids=ids, timestamp=NAVIGATION_STAMP)
+        moved = engine.navigate_tree(tree, start, target, new_ids=ids, timestamp=NAVIGATION_STAMP)
         moved.context()
         return moved
 
@@ -137,21 +143,22 @@ def _wire(helper: str, value: Any) -> Any:
     return None if value is None else value.to_pi()
 
 
-def session_helper(args: Mapping[str, Any]) -> dict[str, Any]:
+def session_helper(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
     started = time.perf_counter_ns()
     helper = args.get("helper")
     if helper not in HELPERS:
         raise InvalidInput("helper", f"must be one of {', '.join(HELPERS)}")
-    entries = list(session.parse_session_entries(_path(args).read_text("utf-8")).entries)
-    call = _session_call(helper, entries, args)
+    entries = list(engine.parse_session_entries(_path(args).read_text("utf-8")).entries)
+    call = _session_call(engine, helper, entries, args)
     begin = time.perf_counter_ns()
     value = call()
     elapsed = time.perf_counter_ns() - begin
     return _timed(started, _wire(helper, value), elapsed)
 
 
-HANDLERS: Final[dict[str, Handler]] = {
-    "bench.stream": stream,
-    "bench.truncate": truncate,
-    "bench.session": session_helper,
-}
+def handlers(engine: Engine) -> dict[str, Handler]:
+    return {
+        "bench.stream": partial(stream, engine),
+        "bench.truncate": truncate,
+        "bench.session": partial(session_helper, engine),
+    }

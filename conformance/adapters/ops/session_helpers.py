@@ -10,22 +10,22 @@ Entries travel as for the other session ops (`entries`, or a session file's `jso
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from functools import partial
+from typing import Any
 
-from conformance.adapters.ops import Handler
-from conformance.adapters.ops.sessions import _entries as entries_of
-from conformance.adapters.ops.sessions import _leaf as leaf_of
+from conformance.adapters.ops import Engine, Handler
+from conformance.adapters.ops.sessions import entries_of, leaf_of
 from reference import compaction, session, tokens
 from reference.errors import InvalidInput
 
 
-def _last_usage(args: Mapping[str, Any]) -> Any:
-    usage = tokens.get_last_assistant_usage(entries_of(args))
+def _last_usage(engine: Engine, args: Mapping[str, Any]) -> Any:
+    usage = tokens.get_last_assistant_usage(entries_of(engine, args))
     return None if usage is None else dict(usage)
 
 
-def _turn_start(args: Mapping[str, Any]) -> int:
-    entries = entries_of(args)
+def _turn_start(engine: Engine, args: Mapping[str, Any]) -> int:
+    entries = entries_of(engine, args)
     entry_index, start_index = args["entryIndex"], args.get("startIndex", 0)
     # Pi reads entries[i] for every i it walks: outside the list it throws a TypeError
     if start_index < 0:
@@ -35,8 +35,8 @@ def _turn_start(args: Mapping[str, Any]) -> int:
     return compaction.find_turn_start_index(entries, entry_index, start_index)
 
 
-def _context_entries(args: Mapping[str, Any]) -> dict[str, Any]:
-    path = session.build_context_entries(entries_of(args), leaf_of(args))
+def _context_entries(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
+    path = engine.build_context_entries(entries_of(engine, args), leaf_of(args))
     return {"entries": [session.plain_entry(entry) for entry in path]}
 
 
@@ -64,11 +64,12 @@ def _strings(raw: Mapping[str, Any], key: str) -> Sequence[str]:
     return value
 
 
-HANDLERS: Final[dict[str, Handler]] = {
-    "tokens.calculate": lambda a: tokens.calculate_context_tokens(a["usage"]),
-    "compaction.last_usage": _last_usage,
-    "compaction.turn_start": _turn_start,
-    "session.context_entries": _context_entries,
-    "compaction.file_lists": _file_lists,
-    "compaction.format_file_ops": _format_file_ops,
-}
+def handlers(engine: Engine) -> dict[str, Handler]:
+    return {
+        "tokens.calculate": lambda a: tokens.calculate_context_tokens(a["usage"]),
+        "compaction.last_usage": partial(_last_usage, engine),
+        "compaction.turn_start": partial(_turn_start, engine),
+        "session.context_entries": partial(_context_entries, engine),
+        "compaction.file_lists": _file_lists,
+        "compaction.format_file_ops": _format_file_ops,
+    }

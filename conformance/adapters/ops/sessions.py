@@ -2,39 +2,41 @@
 
 The scripted model of `branch.summarize` / `session.navigate` is the request's `model`:
 `{contextWindow?, maxTokens?, reply: {text | content, stopReason?, usage?, errorMessage?}}`.
-New entries get the ids `new-1`, `new-2`, ... and the request's `timestamp`.
+New entries get the ids `new-1`, `new-2`, ... and the request's `timestamp`. The session
+walks are the engine's (`Engine`), the rest the reference's.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any
 
-from conformance.adapters.ops import Handler
+from conformance.adapters.ops import Engine, Handler
 from reference import branch, compaction, messages, migration, session, summary, tokens
 from reference.errors import InvalidInput
 from reference.tokens import ZERO_USAGE
 
 
-def _leaf(args: Mapping[str, Any]) -> Any:
+def leaf_of(args: Mapping[str, Any]) -> Any:
     return args.get("leafId", session.UNSET)
 
 
-def _entries(args: Mapping[str, Any]) -> Sequence[Any]:
+def entries_of(engine: Engine, args: Mapping[str, Any]) -> Sequence[Any]:
     """The request's entries, a JSON value that is not an object read as Pi reads it."""
     if "jsonl" in args:
-        entries: Any = list(session.parse_session_entries(args["jsonl"]).entries)
+        entries: Any = list(engine.parse_session_entries(args["jsonl"]).entries)
     else:
         entries = args["entries"]
         if not isinstance(entries, list):
             raise InvalidInput("entries", "must be a list")
-    return session.as_entries(entries)
+    return engine.as_entries(entries)
 
 
-def _managed(args: Mapping[str, Any]) -> migration.LoadedSession:
+def _managed(engine: Engine, args: Mapping[str, Any]) -> migration.LoadedSession:
     """The request's entries as Pi's `SessionManager` holds them (migrated, no headers)."""
-    return migration.load_session(_entries(args))
+    return migration.load_session(entries_of(engine, args))
 
 
 def _should(a: Mapping[str, Any]) -> dict[str, Any]:
@@ -49,16 +51,16 @@ def _should(a: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _cut_point(a: Mapping[str, Any]) -> dict[str, Any]:
-    entries = _entries(a)
-    return compaction.find_cut_point(
+def _cut_point(engine: Engine, a: Mapping[str, Any]) -> dict[str, Any]:
+    entries = entries_of(engine, a)
+    return engine.find_cut_point(
         entries, a.get("startIndex", 0), a.get("endIndex", len(entries)), a["keepRecentTokens"]
     ).to_pi()
 
 
-def _prepare(a: Mapping[str, Any]) -> Any:
+def _prepare(engine: Engine, a: Mapping[str, Any]) -> Any:
     settings = compaction.CompactionSettings.from_pi(a.get("settings"))
-    prepared = compaction.prepare_compaction(_entries(a), settings)
+    prepared = engine.prepare_compaction(entries_of(engine, a), settings)
     return None if prepared is None else prepared.to_pi()
 
 
@@ -82,9 +84,10 @@ def _options(a: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _summarize(a: Mapping[str, Any]) -> dict[str, Any]:
+def _summarize(engine: Engine, a: Mapping[str, Any]) -> dict[str, Any]:
     limits, reply = _model(a)
-    preparation, request = branch.branch_summary_request(_entries(a), **limits, **_options(a))
+    entries = entries_of(engine, a)
+    preparation, request = branch.branch_summary_request(entries, **limits, **_options(a))
     if request is not None and reply is None:
         raise InvalidInput("model.reply", "a summary request needs a scripted reply")
     result = branch.branch_summary_result(preparation, reply if request else None)
@@ -92,17 +95,17 @@ def _summarize(a: Mapping[str, Any]) -> dict[str, Any]:
     return {"result": result.to_pi(), "request": wire}
 
 
-def _navigate(a: Mapping[str, Any]) -> dict[str, Any]:
+def _navigate(engine: Engine, a: Mapping[str, Any]) -> dict[str, Any]:
     limits, reply = _model(a)
-    managed = _managed(a)
-    entries = managed.entries
+    managed = _managed(engine, a)
+    entries = list(managed.entries)
     leaf = a.get("leafId", managed.leaf_id)
     if leaf is session.UNSET:  # a last entry without an id: navigation reads it as no leaf
         leaf = None
     ids = (f"new-{n}" for n in itertools.count(1))
     extended = a.get("extended") is True  # protocol 1.2: the request's cacheRetention
     try:
-        moved = branch.navigate_tree(
+        moved = engine.navigate_tree(
             entries,
             leaf,
             a["targetId"],
@@ -131,7 +134,7 @@ def _navigate(a: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _compact(a: Mapping[str, Any]) -> dict[str, Any]:
+def _compact(engine: Engine, a: Mapping[str, Any]) -> dict[str, Any]:
     settings = compaction.CompactionSettings.from_pi(a.get("settings"))
     model = a.get("model") or {}
     replies = {
@@ -140,7 +143,7 @@ def _compact(a: Mapping[str, Any]) -> dict[str, Any]:
         if model.get(key) is not None
     }
     return summary.compact(
-        compaction.prepare_compaction(_entries(a), settings),
+        engine.prepare_compaction(entries_of(engine, a), settings),
         replies,
         model_max_tokens=model.get("maxTokens", 0),
         model_reasoning=bool(model.get("reasoning", False)),
@@ -149,24 +152,46 @@ def _compact(a: Mapping[str, Any]) -> dict[str, Any]:
     ).to_pi()
 
 
-HANDLERS: Final[dict[str, Handler]] = {
+def _parse(engine: Engine, a: Mapping[str, Any]) -> Any:
+    return engine.parse_session_entries(a["jsonl"]).to_pi()
+
+
+def _context(engine: Engine, a: Mapping[str, Any]) -> Any:
+    return engine.build_session_context(entries_of(engine, a), leaf_of(a)).to_pi()
+
+
+def _collect(engine: Engine, a: Mapping[str, Any]) -> Any:
+    return engine.collect_entries_for_branch_summary(
+        list(_managed(engine, a).entries), a.get("oldLeafId"), a["targetId"]
+    ).to_pi()
+
+
+def _branch_prepare(engine: Engine, a: Mapping[str, Any]) -> Any:
+    return branch.prepare_branch_entries(entries_of(engine, a), a.get("tokenBudget", 0)).to_pi()
+
+
+_BY_ENGINE: dict[str, Callable[[Engine, Mapping[str, Any]], Any]] = {
     "compaction.compact": _compact,
-    "tokens.estimate": lambda a: tokens.estimate_tokens(a["message"]),
-    "context.estimate": lambda a: tokens.estimate_context_tokens(a["messages"]).to_pi(),
-    "compaction.should": _should,
     "compaction.cut_point": _cut_point,
     "compaction.prepare": _prepare,
-    "compaction.serialize": lambda a: compaction.serialize_conversation(a["messages"]),
-    "compaction.failure": lambda a: compaction.get_summarization_failure(a["response"], a["label"]),
-    "session.parse": lambda a: session.parse_session_entries(a["jsonl"]).to_pi(),
-    "session.context": lambda a: session.build_session_context(_entries(a), _leaf(a)).to_pi(),
-    "branch.collect": lambda a: branch.collect_entries_for_branch_summary(
-        _managed(a).entries, a.get("oldLeafId"), a["targetId"]
-    ).to_pi(),
-    "branch.prepare": lambda a: branch.prepare_branch_entries(
-        _entries(a), a.get("tokenBudget", 0)
-    ).to_pi(),
+    "session.parse": _parse,
+    "session.context": _context,
+    "branch.collect": _collect,
+    "branch.prepare": _branch_prepare,
     "branch.summarize": _summarize,
     "session.navigate": _navigate,
-    "messages.convert": lambda a: list(messages.convert_to_llm(a["messages"])),
 }
+
+
+def handlers(engine: Engine) -> dict[str, Handler]:
+    return {
+        "tokens.estimate": lambda a: tokens.estimate_tokens(a["message"]),
+        "context.estimate": lambda a: tokens.estimate_context_tokens(a["messages"]).to_pi(),
+        "compaction.should": _should,
+        "compaction.serialize": lambda a: compaction.serialize_conversation(a["messages"]),
+        "compaction.failure": lambda a: compaction.get_summarization_failure(
+            a["response"], a["label"]
+        ),
+        "messages.convert": lambda a: list(messages.convert_to_llm(a["messages"])),
+        **{op: partial(answer, engine) for op, answer in _BY_ENGINE.items()},
+    }

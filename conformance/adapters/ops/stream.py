@@ -1,8 +1,8 @@
 """stream.tail: the output accumulator fed raw chunks, through the persisting edge.
 
 The full output, when the accumulator decides to persist it, really is written to a
-temp file (`reference.edge.persist`); the handler hashes it and deletes it, so the
-result carries what was persisted, never where.
+temp file (`reference.edge.persist`, with the engine's accumulator); the handler hashes
+it and deletes it, so the result carries what was persisted, never where.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ import base64
 import binascii
 import hashlib
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
-from conformance.adapters.ops import Handler
+from conformance.adapters.ops import Engine, Handler
 from reference.edge.persist import persist_stream
 from reference.errors import InvalidInput
 
@@ -30,7 +31,7 @@ def chunks_of(args: Mapping[str, Any]) -> list[bytes]:
         raise InvalidInput("chunksB64", f"not base64: {error}") from None
 
 
-def tail(args: Mapping[str, Any]) -> dict[str, Any]:
+def tail(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
     finish = args.get("finish")
     done = persist_stream(
         chunks_of(args),
@@ -38,6 +39,7 @@ def tail(args: Mapping[str, Any]) -> dict[str, Any]:
         max_bytes=args.get("maxBytes"),
         persist_if_truncated=args.get("persistIfTruncated") is True,
         finish=finish is None or finish is True,
+        accumulator=engine.output_accumulator,
     )
     result: dict[str, Any] = {
         **done.snapshot.to_pi(),
@@ -57,4 +59,5 @@ def read_back(path: Path | None) -> dict[str, Any]:
     return {"persistedSha256": hashlib.sha256(data).hexdigest(), "persistedBytes": len(data)}
 
 
-HANDLERS: Final[dict[str, Handler]] = {"stream.tail": tail}
+def handlers(engine: Engine) -> dict[str, Handler]:
+    return {"stream.tail": partial(tail, engine)}

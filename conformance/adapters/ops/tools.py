@@ -39,10 +39,11 @@ import subprocess
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.adapters.ops import Handler
+from conformance.adapters.ops import Engine, Handler
 from conformance.adapters.ops.stream import chunks_of, read_back
 from conformance.adapters.tree import (
     make_removable,
@@ -83,8 +84,8 @@ def read(args: Mapping[str, Any]) -> dict[str, Any]:
     ).to_pi()
 
 
-def bash(args: Mapping[str, Any]) -> dict[str, Any]:
-    sink = PersistingAccumulator(prefix="pi-bash")
+def bash(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
+    sink = PersistingAccumulator(prefix="pi-bash", accumulator=engine.output_accumulator)
     try:
         for chunk in chunks_of(args):
             sink.append(chunk)
@@ -328,4 +329,6 @@ def _as_node_writes(tree: Mapping[str, Any]) -> dict[str, Any]:
     return written
 
 
-HANDLERS: Final[dict[str, Handler]] = {"tool.read": read, "tool.bash": bash, "tool.grep": grep}
+def handlers(engine: Engine) -> dict[str, Handler]:
+    """The tool ops; bash's output goes through the engine's accumulator."""
+    return {"tool.read": read, "tool.bash": partial(bash, engine), "tool.grep": grep}

@@ -1,4 +1,4 @@
-/* reference._speedups: the one loop of the streaming tail that CPython cannot run fast.
+/* fastengine._speedups: the one loop of the streaming tail that CPython cannot run fast.
  *
  * decode_utf8(data, start=0) -> (decoded, newlines, pending, last_newline)
  *
@@ -18,8 +18,8 @@
  * `decoded` is None when the output is `data[start:len(data) - pending]` itself (no
  * ill-formed byte: no copy is made), else a new bytes object. `newlines` counts its "\n"
  * and `last_newline` is the index of the last one in the output (-1: none).
- * Pure-Python equivalent: `reference.stream._decode_python`, against which
- * tests/test_reference_stream.py checks this.
+ * The plain oracle's equivalent: `reference.stream._decode_python`, against which
+ * tests/test_fastengine_stream.py checks this.
  *
  * append_decoded(window, data, start) -> (appended, newlines, pending, last_newline)
  *
@@ -278,8 +278,8 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "reference._speedups",
-    "The streaming tail's UTF-8 decoding and newline count in C (see reference/stream.py).", -1,
+    PyModuleDef_HEAD_INIT, "fastengine._speedups",
+    "The streaming tail's UTF-8 decoding and newline count in C (see fastengine/stream.py).", -1,
     methods, NULL, NULL, NULL, NULL,
 };
 

@@ -1,7 +1,9 @@
-/* The optional C pass of reference.session.SessionTree: one walk over a session's entries.
+/* fastengine._sessions: the C passes of the fast engine's session helpers.
+ *
+ * One walk over a session's entries for fastengine.tree.RunTree:
  *
  * scan(entries) -> (positions, breaks, headers, slots) for a list or tuple of plain dict
- * entries whose ids are all exact str, with exactly the values of SessionTree's Python scan:
+ * entries whose ids are all exact str, with exactly the values of RunTree's Python scan:
  *   positions: id -> position of the last entry with it,
  *   breaks:    positions whose parentId is not the previous entry's id (or is empty/not a str),
  *   headers:   positions of entries of type "session",
@@ -9,7 +11,7 @@
  *              content that is present and not None; None otherwise.
  * Anything else (an entry that is not a dict, an id that is not an exact str, a type or
  * parentId that is a str subclass) answers None, and the caller takes the Python scan,
- * which also raises the errors. Tested against it in tests/test_reference_session_walks.py.
+ * which also raises the errors. Tested against it in tests/test_fastengine_sessions.py.
  * scan_with_calls(entries, tools) adds a fifth list, [(position, kind, path), ...]: the
  * file_op_calls of each slot, gathered while the message is in the cache (compaction reads
  * them by range rather than walking the messages again); None also where file_op_calls
@@ -25,7 +27,7 @@
  * pointers (Python's `index(None)` and `in` ask each item's type, a memory access per item).
  *
  * unsettled_lines(text) -> [line, ...]: the lines of a session file that cannot be parsed
- * with the others as one JSON array (see parse_session_entries): a string, bracket or
+ * with the others as one JSON array (see fastengine.session.parse_session_entries): a string, bracket or
  * brace that does not close on the line, a comma outside them.
  */
 #define PY_SSIZE_T_CLEAN
@@ -355,7 +357,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_sessions", NULL, -1, methods, NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT, "fastengine._sessions", NULL, -1, methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__sessions(void) {

@@ -1,0 +1,49 @@
+"""ctxspec's fast engine: Pi 0.85.0's session and streaming helpers, raced against Pi.
+
+`reference/` is the oracle, each rule written once and plainly. This package answers the
+same questions faster, and is an implementation in its own right (`--impl fastengine`):
+the whole conformance suite runs against it, and tests/test_fastengine_*.py check it
+against the reference with differential properties. It replaces only the helpers whose
+speed is measured; everything else it answers with the reference's functions.
+
+- `tree.RunTree`: a `reference.session.SessionTree` whose paths are slices of runs of
+  consecutive entries, built in one C pass (`_sessions.c`);
+- `session`: the file parsed at once, paths and contexts as slices;
+- `compaction`: the cut point reading only what decides, the preparation from one scan;
+- `branch`: the LCA by comparing runs, navigation with these walks;
+- `stream`: the output accumulator decoding each chunk in C (`_speedups.c`).
+
+The C extensions are optional (setup.py): without them each module takes its own Python
+path, slower and with the same answers. docs/fast-engine.md has the figures.
+"""
+
+from __future__ import annotations
+
+from fastengine.branch import collect_entries_for_branch_summary, navigate_tree
+from fastengine.compaction import find_cut_point, prepare_compaction
+from fastengine.session import (
+    as_entries,
+    build_context_entries,
+    build_session_context,
+    build_session_path,
+    parse_session_entries,
+)
+from fastengine.stream import OutputAccumulator, persist_stream
+from fastengine.tree import RunTree
+from reference import __version__
+
+__all__ = [
+    "OutputAccumulator",
+    "RunTree",
+    "__version__",
+    "as_entries",
+    "build_context_entries",
+    "build_session_context",
+    "build_session_path",
+    "collect_entries_for_branch_summary",
+    "find_cut_point",
+    "navigate_tree",
+    "parse_session_entries",
+    "persist_stream",
+    "prepare_compaction",
+]

@@ -1,0 +1,98 @@
+"""The branch helpers of `reference.branch`, fast: the LCA found by comparing runs.
+
+- `collect_entries_for_branch_summary`: both paths are root paths of one tree, so they
+  share a prefix and the LCA is where they part. With unique ids it is found by
+  comparing the two paths' runs of consecutive entries (`RunTree.segments`), never entry
+  by entry; with repeated ids the reference's walk answers.
+- `navigate_tree` is the reference's, on a `RunTree`, with this collect and
+  `fastengine.session.build_session_context` (for `NavigationResult.context()`).
+
+Each answers as its `reference.branch` namesake (tests/test_fastengine_sessions.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from fastengine.session import build_session_context
+from fastengine.tree import RunTree
+from reference import branch
+from reference.branch import (
+    DEFAULT_BRANCH_RESERVE_TOKENS,
+    CollectEntriesResult,
+    NavigationResult,
+    ScriptedReply,
+)
+from reference.session import SessionTree, js_truthy
+
+__all__ = ["collect_entries_for_branch_summary", "navigate_tree"]
+
+Entry = Mapping[str, Any]
+
+
+def collect_entries_for_branch_summary(
+    entries: Sequence[Entry] | SessionTree, old_leaf_id: Any, target_id: Any
+) -> CollectEntriesResult:
+    """`reference.branch.collect_entries_for_branch_summary` by runs (LCA-1)."""
+    if not js_truthy(old_leaf_id):
+        return CollectEntriesResult(entries=(), common_ancestor_id=None)
+    tree = RunTree.of(entries).without_headers()
+    old_at = tree.position(old_leaf_id)
+    old = tree.segments(old_at) if old_at is not None else []
+    target_at = tree.position(target_id) if js_truthy(target_id) else None
+    target = tree.segments(target_at) if target_at is not None else []
+    if old is None or target is None:  # ids repeat: walk entry by entry
+        return branch.collect_entries_for_branch_summary(tree, old_leaf_id, target_id)
+    common = -1  # the LCA's position
+    kept = old  # the old path's ranges below the LCA
+    for number, ((old_first, old_last), (first, last)) in enumerate(zip(old, target, strict=False)):
+        if old_first != first:  # the paths parted at the end of the previous range
+            kept = old[number:]
+            break
+        common = min(old_last, last)
+        if old_last != last:  # they part inside this range
+            kept = old[number + 1 :]
+            if common < old_last:
+                kept = [(common + 1, old_last), *kept]
+            break
+    else:
+        kept = old[min(len(old), len(target)) :]
+    lca = tree.entries[common].get("id") if common >= 0 else None
+    return CollectEntriesResult(entries=tree.slices(kept), common_ancestor_id=lca)
+
+
+def navigate_tree(
+    entries: Sequence[Entry] | SessionTree,
+    leaf_id: Any,
+    target_id: Any,
+    *,
+    summarize: bool = False,
+    reply: ScriptedReply | None = None,
+    context_window: float = 0,
+    max_tokens: float = 0,
+    reserve_tokens: float = DEFAULT_BRANCH_RESERVE_TOKENS,
+    custom_instructions: str | None = None,
+    replace_instructions: bool = False,
+    label: str | None = None,
+    new_ids: Iterator[str],
+    timestamp: str,
+) -> NavigationResult:
+    """`reference.branch.navigate_tree` on a `RunTree` with this engine's walks."""
+    return branch.navigate_tree(
+        RunTree.of(entries),
+        leaf_id,
+        target_id,
+        summarize=summarize,
+        reply=reply,
+        context_window=context_window,
+        max_tokens=max_tokens,
+        reserve_tokens=reserve_tokens,
+        custom_instructions=custom_instructions,
+        replace_instructions=replace_instructions,
+        label=label,
+        new_ids=new_ids,
+        timestamp=timestamp,
+        collect=collect_entries_for_branch_summary,
+        context=build_session_context,
+    )

@@ -1,0 +1,227 @@
+"""The compaction helpers of `reference.compaction`, fast: reading only what decides.
+
+- `find_cut_point` reads the entries from the start to the first cut point, from the end
+  back to the budget, and from there to the next cut point: only two cut points can be
+  the answer, where the reference lists every one. A malformed entry elsewhere in the
+  range is not read; what the reference would refuse in it, `fastengine.session.as_entries`
+  noted (`refuse_unreadable`).
+- `prepare_compaction` takes one `RunTree` of the path for the context estimate and the
+  messages summarised (slices of its `slots`), and gathers the file operations from the
+  same C pass (`scan_with_calls`), which finds each message's read/write/edit calls while
+  the scan holds it.
+
+Each answers as its `reference.compaction` namesake (tests/test_fastengine_sessions.py).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Mapping, Sequence
+from operator import itemgetter
+from typing import Any, Final
+
+from fastengine._native import native
+from fastengine.session import build_session_context
+from fastengine.tree import RunTree, any_between, none_positions
+from reference.compaction import (
+    CUT_POINT_ROLES,
+    FILE_OP_TOOLS,
+    TURN_START_ROLES,
+    CompactionPreparation,
+    CompactionSettings,
+    CutPointResult,
+    file_op_calls,
+    previous_file_ops,
+    projects_to,
+)
+from reference.session import js_truthy, session_entry_to_context_messages
+from reference.tokens import estimate_context_tokens, estimate_tokens
+
+__all__ = ["file_operation_calls", "find_cut_point", "prepare_compaction", "refuse_unreadable"]
+
+Entry = Mapping[str, Any]
+
+# the read/write/edit calls of plain parsed JSON messages, found in C (None: the Python loop)
+C_FILE_OP_CALLS: Final[
+    Callable[[Sequence[Any], dict[str, str]], list[tuple[str, str]] | None] | None
+] = native("_sessions", "file_op_calls")
+# RunTree.of's C pass with each slot's file calls (given FILE_OP_TOOLS)
+C_SCAN_WITH_CALLS: Final[Callable[[Sequence[Any], dict[str, str]], Any] | None] = native(
+    "_sessions", "scan_with_calls"
+)
+
+
+def file_operation_calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    """`reference.compaction.file_op_calls`, from the C pass for plain parsed JSON."""
+    found = C_FILE_OP_CALLS(messages, FILE_OP_TOOLS) if C_FILE_OP_CALLS is not None else None
+    return file_op_calls(messages) if found is None else found
+
+
+def _projects_to(entry: Entry, roles: frozenset[str]) -> bool:
+    """`reference.compaction.projects_to`, a plain message's role read at once."""
+    if type(entry) is dict and entry.get("type") == "message":
+        message = entry.get("message")
+        if type(message) is dict:  # the usual entry: no ABC check
+            return message.get("role") in roles
+    return projects_to(entry, roles)
+
+
+def refuse_unreadable(entries: Sequence[Entry], start: int, stop: int) -> None:
+    """Raise at the first entry of `entries[start:stop]` that `as_entries` noted, as the
+    reference does when it reads every entry of the range (by reading that one)."""
+    marked = getattr(entries, "unreadable", ())
+    if any_between(marked, start, stop):
+        projects_to(entries[marked[bisect_left(marked, start)]], CUT_POINT_ROLES)
+
+
+def _first_cut_point(entries: Sequence[Entry], start: int, end: int) -> int | None:
+    return next((i for i in range(start, end) if _projects_to(entries[i], CUT_POINT_ROLES)), None)
+
+
+def _turn_start(entries: Sequence[Entry], entry_index: int, start_index: int) -> int:
+    for index in range(entry_index, start_index - 1, -1):
+        if _projects_to(entries[index], TURN_START_ROLES):
+            return index
+    return -1
+
+
+def find_cut_point(
+    entries: Sequence[Entry], start_index: int, end_index: int, keep_recent_tokens: float
+) -> CutPointResult:
+    """`reference.compaction.find_cut_point`, reading only what decides (CP-3, CP-4)."""
+    refuse_unreadable(entries, start_index, end_index)
+    first = _first_cut_point(entries, start_index, end_index)
+    if first is None:
+        return CutPointResult(
+            first_kept_entry_index=start_index, turn_start_index=-1, is_split_turn=False
+        )
+    cut = first  # CP-4: keep everything unless the budget picks a later cut point
+    accumulated: float = 0
+    for index in range(end_index - 1, start_index - 1, -1):
+        tokens = sum(estimate_tokens(m) for m in session_entry_to_context_messages(entries[index]))
+        if tokens == 0:
+            continue
+        accumulated += tokens
+        if accumulated >= keep_recent_tokens:
+            later = _first_cut_point(entries, index, end_index) if index > first else None
+            cut = cut if later is None else later
+            break
+    # CP-7: metadata entries just before the cut (model/thinking changes, labels...) are kept
+    while cut > start_index:
+        previous = entries[cut - 1]
+        if previous.get("type") == "compaction" or session_entry_to_context_messages(previous):
+            break
+        cut -= 1
+    starts_turn = _projects_to(entries[cut], TURN_START_ROLES)
+    turn_start = -1 if starts_turn else _turn_start(entries, cut, start_index)
+    return CutPointResult(
+        first_kept_entry_index=cut,
+        turn_start_index=turn_start,
+        is_split_turn=not starts_turn and turn_start != -1,
+    )
+
+
+def prepare_compaction(
+    path: Sequence[Entry], settings: CompactionSettings
+) -> CompactionPreparation | None:
+    """`reference.compaction.prepare_compaction` over one `RunTree` of the path."""
+    if path and path[-1].get("type") == "compaction":
+        return None
+    tree, calls = _tree_and_calls(path)  # one pass: the context, the messages, their calls
+    slots = tree.slots
+    others = none_positions(slots)  # a compaction entry is one of these
+    previous_index = next((i for i in reversed(others) if path[i].get("type") == "compaction"), -1)
+    previous_summary: Any = None
+    start = 0
+    if previous_index >= 0:
+        previous = path[previous_index]
+        previous_summary = previous.get("summary")
+        kept = next(
+            (i for i, e in enumerate(path) if e.get("id") == previous.get("firstKeptEntryId")), -1
+        )
+        start = kept if kept >= 0 else previous_index + 1
+    tokens_before = estimate_context_tokens(build_session_context(tree).messages).tokens
+    cut = find_cut_point(path, start, len(path), settings.keep_recent_tokens)
+    first_kept = (
+        path[cut.first_kept_entry_index] if cut.first_kept_entry_index < len(path) else None
+    )
+    if first_kept is None or not js_truthy(first_kept.get("id")):
+        return None
+    history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
+    to_summarize = _summarizable(path, slots, others, start, history_end)
+    prefix = (
+        _summarizable(path, slots, others, cut.turn_start_index, cut.first_kept_entry_index)
+        if cut.is_split_turn
+        else ()
+    )
+    if not to_summarize and not prefix:
+        return None
+    ops = previous_file_ops(path[previous_index] if previous_index >= 0 else None).adding()
+    if calls is None:
+        ops.add_calls(file_operation_calls(to_summarize))
+        ops.add_calls(file_operation_calls(prefix))
+    else:  # the same calls: only `message` entries' own messages make any (see the scan)
+        ops.add_calls(_calls_between(calls, start, history_end))
+        if cut.is_split_turn:
+            ops.add_calls(_calls_between(calls, cut.turn_start_index, cut.first_kept_entry_index))
+    return CompactionPreparation(
+        first_kept_entry_id=first_kept["id"],
+        messages_to_summarize=to_summarize,
+        turn_prefix_messages=prefix,
+        is_split_turn=cut.is_split_turn,
+        tokens_before=tokens_before,
+        previous_summary=previous_summary,
+        file_ops=ops.build(),
+        settings=settings,
+    )
+
+
+def _calls_between(
+    calls: Sequence[tuple[int, str, str]], start: int, stop: int
+) -> list[tuple[str, str]]:
+    """The (kind, path) of the (position, kind, path) calls with a position in [start, stop)."""
+    first = bisect_left(calls, start, key=itemgetter(0))
+    last = bisect_left(calls, stop, lo=first, key=itemgetter(0))
+    return [(kind, path) for _, kind, path in calls[first:last]]
+
+
+def _tree_and_calls(
+    path: Sequence[Entry],
+) -> tuple[RunTree, Sequence[tuple[int, str, str]] | None]:
+    """The path's tree and, from the same C pass, its slots' file calls (None without it).
+
+    Gathering the calls while the scan holds each message saves a second walk over every
+    message, which on a long session costs as much as the scan (memory, not work). Entries
+    other than `message` ones make no calls: their messages have no tool calls.
+    """
+    found = C_SCAN_WITH_CALLS(path, FILE_OP_TOOLS) if C_SCAN_WITH_CALLS is not None else None
+    if found is None:  # not plain parsed JSON in a list or tuple (or no C pass): Python's scan
+        return RunTree.of(path), None
+    *scanned, calls = found
+    return RunTree(path, *scanned), calls
+
+
+def _summarizable(
+    path: Sequence[Entry],
+    slots: Sequence[dict[str, Any] | None],
+    others: Sequence[int],
+    start: int,
+    end: int,
+) -> tuple[dict[str, Any], ...]:
+    """The first message of each entry of `path[start:end]` but compactions (`others`: the
+    positions whose slot is None)."""
+    part = slots[start:end]
+    if not any_between(others, start, end):
+        return tuple(part)  # type: ignore[arg-type]  # no None in it
+    out: list[dict[str, Any]] = []
+    for offset, slot in enumerate(part, start):
+        if slot is not None:
+            out.append(slot)
+            continue
+        entry = path[offset]
+        if entry.get("type") == "compaction":
+            continue
+        messages = session_entry_to_context_messages(entry)
+        if messages:
+            out.append(messages[0])
+    return tuple(out)

@@ -1,0 +1,193 @@
+"""The fast engine's session helpers give the reference's answers (differential properties).
+
+`fastengine` walks a path as runs of consecutive entries, takes a context as slices of
+the messages, finds the LCA by comparing runs, reads only the entries a cut point
+depends on and gathers file operations from the scan. Each is checked here against its
+`reference` namesake, the plain statement of Pi's algorithm (an index, one `parentId` at
+a time, every cut point listed), on random trees (`session_entries.sessions`), with the
+C passes and on the fast engine's Python paths (`without_c`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from session_entries import POOL, leaf_ids, same, sessions, without_c
+
+import fastengine
+from fastengine.tree import RunTree
+from reference import branch, compaction, session
+from reference.session import UNSET
+
+# entries the reference refuses when it reads them (a null, a message entry without a
+# message object), and ones it reads as having no fields or a type that is no string
+ODD_ENTRIES = st.sampled_from(
+    [
+        *(None, 42, "x"),
+        *({"type": "message", "message": None}, {"type": "message", "message": "m"}),
+        *({"type": ["message"]}, {"type": {}, "id": "e1"}),
+    ]
+)
+
+
+def _both_ways(fast: Any, plain: Any) -> None:
+    """`same(fast, plain)`, with the C passes and without."""
+    same(fast, plain)
+    with without_c():
+        same(fast, plain)
+
+
+class TestPaths:
+    """Paths and contexts through `RunTree` equal the reference's walk."""
+
+    @given(sessions(), leaf_ids())
+    def test_path(self, entries: list[Any], leaf_id: Any) -> None:
+        """build_session_path walks runs of entries; the reference one parentId at a time."""
+        _both_ways(
+            lambda: fastengine.build_session_path(entries, leaf_id),
+            lambda: session.build_session_path(entries, leaf_id),
+        )
+
+    @given(sessions(), leaf_ids())
+    def test_context_entries(self, entries: list[Any], leaf_id: Any) -> None:
+        """The projected path (SS-1) of the fast path is the reference's."""
+        _both_ways(
+            lambda: fastengine.build_context_entries(entries, leaf_id),
+            lambda: session.build_context_entries(entries, leaf_id),
+        )
+
+    @given(sessions(), leaf_ids())
+    def test_context(self, entries: list[Any], leaf_id: Any) -> None:
+        """Slices of the slots give the messages, thinking level and model of the walk."""
+        _both_ways(
+            lambda: fastengine.build_session_context(entries, leaf_id),
+            lambda: session.build_session_context(entries, leaf_id),
+        )
+
+    @given(sessions(), sessions(), leaf_ids())
+    def test_an_extended_tree_is_the_tree_of_all(
+        self, entries: list[Any], more: list[Any], leaf_id: Any
+    ) -> None:
+        """Extending a tree by new entries walks as the reference's tree of all of them."""
+        _both_ways(
+            lambda: fastengine.build_session_context(RunTree.of(entries).extended(more), leaf_id),
+            lambda: session.build_session_context([*entries, *more], leaf_id),
+        )
+
+    def test_a_long_chain_is_one_slice(self) -> None:
+        """A chain of 10,000 entries is one run: its path needs no lookup per entry."""
+        entries = [
+            {"type": "label", "id": f"{n}", "parentId": f"{n - 1}" if n else None}
+            for n in range(10000)
+        ]
+        tree = RunTree.of(entries)
+        assert tree.breaks == [0]
+        assert tree.segments(9999) == [(0, 9999)]
+        assert tree.path_to(9999) == session.build_session_path(entries)
+
+
+class TestBranch:
+    """The LCA found by comparing runs, and navigation, are the reference's."""
+
+    @given(sessions(), leaf_ids(), leaf_ids())
+    def test_collect(self, entries: list[Any], old: Any, target: Any) -> None:
+        """Same entries and common ancestor as walking the index entry by entry."""
+        old = None if old is UNSET else old
+        target = None if target is UNSET else target
+        _both_ways(
+            lambda: fastengine.collect_entries_for_branch_summary(entries, old, target),
+            lambda: branch.collect_entries_for_branch_summary(entries, old, target),
+        )
+
+    @given(sessions(), leaf_ids(), st.sampled_from([*POOL, "nowhere"]), st.booleans())
+    def test_navigate(self, entries: list[Any], leaf: Any, target: Any, summarize: bool) -> None:
+        """The new leaf, the entries appended (a summary and a label) and the context there
+        are the reference's."""
+        leaf = None if leaf is UNSET else leaf
+        reply = branch.ScriptedReply(content=({"type": "text", "text": "S"},), stop_reason="stop")
+
+        def navigate(navigate_tree: Any) -> Any:
+            ids = (f"new-{n}" for n in itertools.count(1))
+            moved = navigate_tree(
+                entries,
+                leaf,
+                target,
+                summarize=summarize,
+                reply=reply,
+                label="L",
+                new_ids=ids,
+                timestamp="t",
+            )
+            return moved, moved.context()
+
+        _both_ways(
+            lambda: navigate(fastengine.navigate_tree), lambda: navigate(branch.navigate_tree)
+        )
+
+
+class TestCompaction:
+    """Reading only what the answer depends on gives the reference's cut and preparation."""
+
+    @given(sessions(), st.integers(0, 30), st.data())
+    def test_cut_point(self, entries: list[Any], keep: int, data: st.DataObject) -> None:
+        """First kept entry, turn start and split flag equal listing every cut point first."""
+        start = data.draw(st.integers(0, len(entries)))
+        end = data.draw(st.integers(start, len(entries)))
+        _both_ways(
+            lambda: fastengine.find_cut_point(entries, start, end, keep),
+            lambda: compaction.find_cut_point(entries, start, end, keep),
+        )
+
+    @given(sessions(), st.integers(0, 30), st.data())
+    def test_cut_point_refuses_what_it_does_not_read(
+        self, entries: list[Any], keep: int, data: st.DataObject
+    ) -> None:
+        """A null, a non-object or a message entry without a message object anywhere in the
+        range: refused, or skipped, as the reference reading every entry does (each engine
+        wrapping them with its as_entries)."""
+        at = data.draw(st.integers(0, len(entries)))
+        values = [*entries[:at], data.draw(ODD_ENTRIES), *entries[at:]]
+        start = data.draw(st.integers(0, len(values)))
+        end = data.draw(st.integers(start, len(values)))
+        same(
+            lambda: fastengine.find_cut_point(fastengine.as_entries(values), start, end, keep),
+            lambda: compaction.find_cut_point(session.as_entries(values), start, end, keep),
+        )
+
+    @given(
+        st.integers(1, 20),
+        st.integers(0, 100),
+        ODD_ENTRIES,
+        st.sampled_from(["user", "assistant"]),
+    )
+    def test_cut_point_refuses_in_the_part_it_skips(
+        self, size: int, seed: int, value: Any, role: str
+    ) -> None:
+        """A chain of messages and a budget of one token: the fast path reads the first
+        entries and the last, so a null or a message entry without a message object between
+        them is refused from `as_entries`' note alone."""
+        entries: list[Any] = [
+            {"type": "message", "id": f"e{n}", "message": {"role": role, "content": "hello"}}
+            for n in range(size + 2)
+        ]
+        at = 1 + seed % size
+        values = [*entries[:at], value, *entries[at:]]
+        same(
+            lambda: fastengine.find_cut_point(fastengine.as_entries(values), 0, len(values), 1),
+            lambda: compaction.find_cut_point(session.as_entries(values), 0, len(values), 1),
+        )
+
+    @settings(max_examples=300)  # tool calls in what is summarised: about 1 example in 20
+    @given(sessions(), st.integers(0, 30), st.booleans())
+    def test_preparation(self, entries: list[Any], keep: int, str_ids: bool) -> None:
+        """prepare_compaction over one RunTree gives the reference's preparation, file
+        operations included (with str ids only, the C scan gathers the tool calls)."""
+        path = [e for e in entries if isinstance(e.get("id"), str)] if str_ids else entries
+        settings = compaction.CompactionSettings(keep_recent_tokens=keep)
+        _both_ways(
+            lambda: fastengine.prepare_compaction(path, settings),
+            lambda: compaction.prepare_compaction(path, settings),
+        )
