@@ -22,7 +22,7 @@ import textwrap
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from test_hostile import alive  # a sibling test module: whether a pid is a live process
@@ -232,8 +232,8 @@ class TestTempFiles:
         """A run stopped mid-request ends, kills its fakes (SIGTERM ignored) and removes all."""
         state = tmp_path / "state"
         command = shlex.join(fake("litter", "hang", "ignore-term"))
-        argv = [sys.executable, "-m", "conformance.cli", "conform", "--impl", command]
-        argv += ["--timeout", "300", "-n", workers, "-k", "test_case"]
+        argv = [sys.executable, "-c", _SIGINT_DEFAULT, "-m", "conformance.cli", "conform"]
+        argv += ["--impl", command, "--timeout", "300", "-n", workers, "-k", "test_case"]
         run = subprocess.Popen(
             argv,
             stdout=subprocess.DEVNULL,
@@ -258,6 +258,15 @@ class TestTempFiles:
         assert not any(alive(pid) for pid in fakes)
         assert not any(p.exists() for p in paths)
         assert not any(d.exists() for d in run_dirs)
+
+
+# A test run started in the background (`cmd &` in a script) passes SIGINT on ignored,
+# and a process that inherits it ignored rightly keeps ignoring it: the run under test is
+# exec'd with SIGINT at its default, as a terminal's Ctrl-C would find it.
+_SIGINT_DEFAULT: Final = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
 
 
 def _processes_with(marker: str) -> list[int]:
