@@ -38,20 +38,6 @@ _PHASES: Final = tuple(phase for phase in Phase if phase is not Phase.explain)
 VERDICT_EXAMPLES: Final = 60
 EXPLORE_EXAMPLES: Final = 300
 settings.register_profile(
-    "verdict",
-    max_examples=VERDICT_EXAMPLES,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
-    phases=_PHASES,
-)
-settings.register_profile("ci", parent=settings.get_profile("verdict"))  # its old name
-settings.register_profile(
-    "debug", parent=settings.get_profile("verdict"), verbosity=Verbosity.verbose
-)
-settings.register_profile(
     "explore",
     max_examples=EXPLORE_EXAMPLES,
     deadline=None,
@@ -59,6 +45,17 @@ settings.register_profile(
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow],
     phases=_PHASES,
+)
+# the verdict: the explorer's settings, with the fixed examples (property_seed) and fewer
+settings.register_profile(
+    "verdict",
+    parent=settings.get_profile("explore"),
+    max_examples=VERDICT_EXAMPLES,
+    derandomize=True,
+)
+settings.register_profile("ci", parent=settings.get_profile("verdict"))  # its old name
+settings.register_profile(
+    "debug", parent=settings.get_profile("verdict"), verbosity=Verbosity.verbose
 )
 settings.register_profile("dev", parent=settings.get_profile("explore"))  # its old name
 # random examples as many as the verdict's: `ctxspec sweep` runs it under many seeds

@@ -97,8 +97,8 @@ def run_seeds(
     A run that did not complete (no results file, or an exit status other than 0 or 1)
     raises `RunFailed`: a seed with no failures must mean that nothing failed."""
     failing: dict[int, list[str]] = {}
+    before = len(read_failures(record))
     for seed in seeds:
-        before = len(read_failures(record))
         results = record.with_name(f"{record.name}.seed-{seed}.json")
         results.unlink(missing_ok=True)
         command = [
@@ -114,8 +114,9 @@ def run_seeds(
             tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
             raise RunFailed(f"seed {seed}: conform exited {done.returncode}: {' | '.join(tail)}")
         results.unlink()
-        failures = read_failures(record)[before:]
-        failing[seed] = sorted({f["property"] for f in failures})
+        recorded = read_failures(record)
+        failing[seed] = sorted({f["property"] for f in recorded[before:]})
+        before = len(recorded)
         log(f"seed {seed}: {len(failing[seed])} failing {', '.join(failing[seed]) or '-'}")
     return failing
 
