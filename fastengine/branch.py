@@ -12,18 +12,13 @@ Each answers as its `reference.branch` namesake (tests/test_fastengine_sessions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastengine.session import build_session_context
 from fastengine.tree import RunTree
 from reference import branch
-from reference.branch import (
-    DEFAULT_BRANCH_RESERVE_TOKENS,
-    CollectEntriesResult,
-    NavigationResult,
-    ScriptedReply,
-)
+from reference.branch import CollectEntriesResult, NavigationResult
 from reference.session import SessionTree, js_truthy
 
 __all__ = ["collect_entries_for_branch_summary", "navigate_tree"]
@@ -63,36 +58,15 @@ def collect_entries_for_branch_summary(
 
 
 def navigate_tree(
-    entries: Sequence[Entry] | SessionTree,
-    leaf_id: Any,
-    target_id: Any,
-    *,
-    summarize: bool = False,
-    reply: ScriptedReply | None = None,
-    context_window: float = 0,
-    max_tokens: float = 0,
-    reserve_tokens: float = DEFAULT_BRANCH_RESERVE_TOKENS,
-    custom_instructions: str | None = None,
-    replace_instructions: bool = False,
-    label: str | None = None,
-    new_ids: Iterator[str],
-    timestamp: str,
+    entries: Sequence[Entry] | SessionTree, leaf_id: Any, target_id: Any, **options: Any
 ) -> NavigationResult:
-    """`reference.branch.navigate_tree` on a `RunTree` with this engine's walks."""
+    """`reference.branch.navigate_tree`, with its options, on a `RunTree` with this
+    engine's walks (its `collect` and `context`)."""
     return branch.navigate_tree(
         RunTree.of(entries),
         leaf_id,
         target_id,
-        summarize=summarize,
-        reply=reply,
-        context_window=context_window,
-        max_tokens=max_tokens,
-        reserve_tokens=reserve_tokens,
-        custom_instructions=custom_instructions,
-        replace_instructions=replace_instructions,
-        label=label,
-        new_ids=new_ids,
-        timestamp=timestamp,
+        **options,
         collect=collect_entries_for_branch_summary,
         context=build_session_context,
     )

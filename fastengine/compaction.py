@@ -26,16 +26,19 @@ from fastengine.tree import RunTree, any_between, none_positions
 from reference.compaction import (
     CUT_POINT_ROLES,
     FILE_OP_TOOLS,
-    TURN_START_ROLES,
     CompactionPreparation,
     CompactionSettings,
     CutPointResult,
+    budget_reached_at,
+    compaction_start,
     file_op_calls,
+    kept_entry,
     previous_file_ops,
     projects_to,
+    settle_cut,
 )
-from reference.session import js_truthy, session_entry_to_context_messages
-from reference.tokens import estimate_context_tokens, estimate_tokens
+from reference.session import session_entry_to_context_messages
+from reference.tokens import estimate_context_tokens
 
 __all__ = ["file_operation_calls", "find_cut_point", "prepare_compaction", "refuse_unreadable"]
 
@@ -78,17 +81,12 @@ def _first_cut_point(entries: Sequence[Entry], start: int, end: int) -> int | No
     return next((i for i in range(start, end) if _projects_to(entries[i], CUT_POINT_ROLES)), None)
 
 
-def _turn_start(entries: Sequence[Entry], entry_index: int, start_index: int) -> int:
-    for index in range(entry_index, start_index - 1, -1):
-        if _projects_to(entries[index], TURN_START_ROLES):
-            return index
-    return -1
-
-
 def find_cut_point(
     entries: Sequence[Entry], start_index: int, end_index: int, keep_recent_tokens: float
 ) -> CutPointResult:
-    """`reference.compaction.find_cut_point`, reading only what decides (CP-3, CP-4)."""
+    """`reference.compaction.find_cut_point`, reading only what decides (CP-3, CP-4): the
+    first cut point, and the first after where the budget is reached; the reference's
+    `settle_cut` settles the one chosen, with this engine's role reading."""
     refuse_unreadable(entries, start_index, end_index)
     first = _first_cut_point(entries, start_index, end_index)
     if first is None:
@@ -96,29 +94,11 @@ def find_cut_point(
             first_kept_entry_index=start_index, turn_start_index=-1, is_split_turn=False
         )
     cut = first  # CP-4: keep everything unless the budget picks a later cut point
-    accumulated: float = 0
-    for index in range(end_index - 1, start_index - 1, -1):
-        tokens = sum(estimate_tokens(m) for m in session_entry_to_context_messages(entries[index]))
-        if tokens == 0:
-            continue
-        accumulated += tokens
-        if accumulated >= keep_recent_tokens:
-            later = _first_cut_point(entries, index, end_index) if index > first else None
-            cut = cut if later is None else later
-            break
-    # CP-7: metadata entries just before the cut (model/thinking changes, labels...) are kept
-    while cut > start_index:
-        previous = entries[cut - 1]
-        if previous.get("type") == "compaction" or session_entry_to_context_messages(previous):
-            break
-        cut -= 1
-    starts_turn = _projects_to(entries[cut], TURN_START_ROLES)
-    turn_start = -1 if starts_turn else _turn_start(entries, cut, start_index)
-    return CutPointResult(
-        first_kept_entry_index=cut,
-        turn_start_index=turn_start,
-        is_split_turn=not starts_turn and turn_start != -1,
-    )
+    reached = budget_reached_at(entries, start_index, end_index, keep_recent_tokens)
+    if reached is not None and reached > first:
+        later = _first_cut_point(entries, reached, end_index)
+        cut = first if later is None else later
+    return settle_cut(entries, start_index, cut, _projects_to)
 
 
 def prepare_compaction(
@@ -131,24 +111,13 @@ def prepare_compaction(
     slots = tree.slots
     others = none_positions(slots)  # a compaction entry is one of these
     previous_index = next((i for i in reversed(others) if path[i].get("type") == "compaction"), -1)
-    previous_summary: Any = None
-    start = 0
-    if previous_index >= 0:
-        previous = path[previous_index]
-        previous_summary = previous.get("summary")
-        kept = next(
-            (i for i, e in enumerate(path) if e.get("id") == previous.get("firstKeptEntryId")), -1
-        )
-        start = kept if kept >= 0 else previous_index + 1
+    start, previous_summary = compaction_start(path, previous_index)
     tokens_before = estimate_context_tokens(build_session_context(tree).messages).tokens
     cut = find_cut_point(path, start, len(path), settings.keep_recent_tokens)
-    first_kept = (
-        path[cut.first_kept_entry_index] if cut.first_kept_entry_index < len(path) else None
-    )
-    if first_kept is None or not js_truthy(first_kept.get("id")):
+    first_kept = kept_entry(path, cut)
+    if first_kept is None:
         return None
-    history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
-    to_summarize = _summarizable(path, slots, others, start, history_end)
+    to_summarize = _summarizable(path, slots, others, start, cut.history_end)
     prefix = (
         _summarizable(path, slots, others, cut.turn_start_index, cut.first_kept_entry_index)
         if cut.is_split_turn
@@ -161,7 +130,7 @@ def prepare_compaction(
         ops.add_calls(file_operation_calls(to_summarize))
         ops.add_calls(file_operation_calls(prefix))
     else:  # the same calls: only `message` entries' own messages make any (see the scan)
-        ops.add_calls(_calls_between(calls, start, history_end))
+        ops.add_calls(_calls_between(calls, start, cut.history_end))
         if cut.is_split_turn:
             ops.add_calls(_calls_between(calls, cut.turn_start_index, cut.first_kept_entry_index))
     return CompactionPreparation(

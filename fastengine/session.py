@@ -34,7 +34,6 @@ from reference.session import (
     ParsedSession,
     SessionContext,
     SessionTree,
-    SkippedLine,
     kept_from_position,
     leaf_position,
     message_of,
@@ -100,22 +99,10 @@ def parse_session_entries(text: str) -> ParsedSession:
     values, alone = together
     if not alone:
         return ParsedSession(entries=tuple(values), skipped=())
-    first_line = 1 + text[: len(text) - len(text.lstrip(JS_SPACE))].count("\n")
-    next_value = iter(values).__next__
-    entries: list[Any] = []
-    skipped: list[SkippedLine] = []
-    for offset, line in enumerate(lines):
-        if offset not in alone:
-            if _visible(line):
-                entries.append(next_value())
-            continue
-        if not line.strip(JS_SPACE):
-            continue
-        try:
-            entries.append(parse_line(line))
-        except ValueError as error:
-            skipped.append(SkippedLine(line=first_line + offset, reason=f"not JSON: {error}"))
-    return ParsedSession(entries=tuple(entries), skipped=tuple(skipped))
+    settled = iter(values).__next__  # the values of the lines not `alone`, in order
+    return session.read_session_lines(
+        text, lambda offset, line: parse_line(line) if offset in alone else settled()
+    )
 
 
 def _parse_together(body: str, lines: list[str]) -> tuple[list[Any], frozenset[int]] | None:

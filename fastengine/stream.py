@@ -15,8 +15,7 @@ Answers as `reference.stream` (tests/test_fastengine_stream.py).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from fastengine._native import native
 from reference.edge import persist
@@ -63,24 +62,6 @@ class OutputAccumulator(ReferenceAccumulator):
             self._align_window()
 
 
-def persist_stream(
-    chunks: Iterable[bytes],
-    *,
-    max_lines: int | None = None,
-    max_bytes: int | None = None,
-    persist_if_truncated: bool = False,
-    finish: bool = True,
-    prefix: str = persist.DEFAULT_PREFIX,
-    directory: str | Path | None = None,
-) -> persist.PersistedStream:
-    """`reference.edge.persist.persist_stream` with this accumulator."""
-    return persist.persist_stream(
-        chunks,
-        max_lines=max_lines,
-        max_bytes=max_bytes,
-        persist_if_truncated=persist_if_truncated,
-        finish=finish,
-        prefix=prefix,
-        directory=directory,
-        accumulator=OutputAccumulator,
-    )
+def persist_stream(chunks: Iterable[bytes], **options: Any) -> persist.PersistedStream:
+    """`reference.edge.persist.persist_stream`, with its options, with this accumulator."""
+    return persist.persist_stream(chunks, **options, accumulator=OutputAccumulator)

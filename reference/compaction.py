@@ -14,7 +14,7 @@ reading less, and is checked against these.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -38,6 +38,9 @@ __all__ = [
     "CompactionSettings",
     "CutPointResult",
     "FileOperations",
+    "ProjectsTo",
+    "budget_reached_at",
+    "compaction_start",
     "compute_file_lists",
     "extract_file_ops_from_message",
     "file_op_calls",
@@ -45,10 +48,12 @@ __all__ = [
     "find_turn_start_index",
     "format_file_operations",
     "get_summarization_failure",
+    "kept_entry",
     "prepare_compaction",
     "previous_file_ops",
     "projects_to",
     "serialize_conversation",
+    "settle_cut",
     "should_compact",
     "summarizable",
 ]
@@ -64,6 +69,8 @@ FILE_OP_TOOLS: Final = {"read": "read", "write": "written", "edit": "edited"}
 TOOL_RESULT_MAX_CHARS: Final = 2000
 
 Entry = Mapping[str, Any]
+# whether an entry gives the context a message of one of the roles (`projects_to`)
+ProjectsTo = Callable[[Entry, frozenset[str]], bool]
 # the role of the message an entry that is not a `message` gives the context (compactions
 # left out: a cut never lands on one)
 _ENTRY_ROLES: Final = {"custom_message": "custom", "branch_summary": "branchSummary"}
@@ -104,6 +111,12 @@ class CutPointResult:
     first_kept_entry_index: int
     turn_start_index: int
     is_split_turn: bool
+
+    @property
+    def history_end(self) -> int:
+        """Where the history a compaction summarises ends: the turn's start on a split
+        turn (the rest of the turn is its prefix), else the cut."""
+        return self.turn_start_index if self.is_split_turn else self.first_kept_entry_index
 
     def to_pi(self) -> dict[str, Any]:
         return {
@@ -247,10 +260,16 @@ def projects_to(entry: Entry, roles: frozenset[str]) -> bool:
     return isinstance(kind, str) and _ENTRY_ROLES.get(kind, "") in roles
 
 
-def find_turn_start_index(entries: Sequence[Entry], entry_index: int, start_index: int) -> int:
-    """The nearest turn start at or before `entry_index` (down to `start_index`), or -1."""
+def find_turn_start_index(
+    entries: Sequence[Entry],
+    entry_index: int,
+    start_index: int,
+    projects: ProjectsTo = projects_to,
+) -> int:
+    """The nearest turn start at or before `entry_index` (down to `start_index`), or -1.
+    `projects` reads an entry's role (`projects_to`; a fast engine passes its own)."""
     starts = range(entry_index, start_index - 1, -1)
-    return next((i for i in starts if projects_to(entries[i], TURN_START_ROLES)), -1)
+    return next((i for i in starts if projects(entries[i], TURN_START_ROLES)), -1)
 
 
 def find_cut_point(
@@ -272,6 +291,18 @@ def find_cut_point(
             first_kept_entry_index=start_index, turn_start_index=-1, is_split_turn=False
         )
     cut = points[0]  # CP-4: keep everything unless the budget picks a later cut point
+    reached = budget_reached_at(entries, start_index, end_index, keep_recent_tokens)
+    if reached is not None:
+        cut = next((point for point in points if point >= reached), cut)
+    return settle_cut(entries, start_index, cut)
+
+
+def budget_reached_at(
+    entries: Sequence[Entry], start_index: int, end_index: int, keep_recent_tokens: float
+) -> int | None:
+    """The entry of `entries[start:end]` where the estimates summed from the newest entry
+    back first reach `keep_recent_tokens` (an entry of no tokens is passed over), or None
+    when they never do (CP-4's walk)."""
     accumulated: float = 0
     for index in range(end_index - 1, start_index - 1, -1):
         tokens = sum(estimate_tokens(m) for m in session_entry_to_context_messages(entries[index]))
@@ -279,16 +310,25 @@ def find_cut_point(
             continue
         accumulated += tokens
         if accumulated >= keep_recent_tokens:
-            cut = next((point for point in points if point >= index), cut)
-            break
+            return index
+    return None
+
+
+def settle_cut(
+    entries: Sequence[Entry], start_index: int, cut: int, projects: ProjectsTo = projects_to
+) -> CutPointResult:
+    """The cut point chosen at `cut`, settled: moved back over the metadata entries just
+    before it (CP-7), then a split turn or not (CP-5). The tail of `find_cut_point`, kept
+    apart so that a fast engine, which chooses the cut its own way, settles it by this same
+    rule (`projects` reads an entry's role: `projects_to`, or the engine's own)."""
     # CP-7: metadata entries just before the cut (model/thinking changes, labels...) are kept
     while cut > start_index:
         previous = entries[cut - 1]
         if previous.get("type") == "compaction" or session_entry_to_context_messages(previous):
             break
         cut -= 1
-    starts_turn = projects_to(entries[cut], TURN_START_ROLES)
-    turn_start = -1 if starts_turn else find_turn_start_index(entries, cut, start_index)
+    starts_turn = projects(entries[cut], TURN_START_ROLES)
+    turn_start = -1 if starts_turn else find_turn_start_index(entries, cut, start_index, projects)
     return CutPointResult(
         first_kept_entry_index=cut,
         turn_start_index=turn_start,
@@ -392,24 +432,13 @@ def prepare_compaction(
     previous_index = next(
         (i for i in range(len(path) - 1, -1, -1) if path[i].get("type") == "compaction"), -1
     )
-    previous_summary: Any = None
-    start = 0
-    if previous_index >= 0:
-        previous = path[previous_index]
-        previous_summary = previous.get("summary")
-        kept = next(
-            (i for i, e in enumerate(path) if e.get("id") == previous.get("firstKeptEntryId")), -1
-        )
-        start = kept if kept >= 0 else previous_index + 1
+    start, previous_summary = compaction_start(path, previous_index)
     tokens_before = estimate_context_tokens(build_session_context(path).messages).tokens
     cut = find_cut_point(path, start, len(path), settings.keep_recent_tokens)
-    first_kept = (
-        path[cut.first_kept_entry_index] if cut.first_kept_entry_index < len(path) else None
-    )
-    if first_kept is None or not js_truthy(first_kept.get("id")):
+    first_kept = kept_entry(path, cut)
+    if first_kept is None:
         return None
-    history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
-    to_summarize = summarizable(path[start:history_end])
+    to_summarize = summarizable(path[start : cut.history_end])
     prefix = (
         summarizable(path[cut.turn_start_index : cut.first_kept_entry_index])
         if cut.is_split_turn
@@ -430,6 +459,26 @@ def prepare_compaction(
         file_ops=ops.build(),
         settings=settings,
     )
+
+
+def compaction_start(path: Sequence[Entry], previous_index: int) -> tuple[int, Any]:
+    """Where the range to compact starts, and the previous compaction's summary, given
+    the position of the path's last compaction (-1: none; the range is the whole path).
+    The range starts at that compaction's `firstKeptEntryId`, else just after it."""
+    if previous_index < 0:
+        return 0, None
+    previous = path[previous_index]
+    kept_id = previous.get("firstKeptEntryId")
+    kept = next((i for i, e in enumerate(path) if e.get("id") == kept_id), -1)
+    return (kept if kept >= 0 else previous_index + 1), previous.get("summary")
+
+
+def kept_entry(path: Sequence[Entry], cut: CutPointResult) -> Entry | None:
+    """The first entry the cut keeps, or None when there is none or it has no id (then
+    there is no compaction to prepare)."""
+    at = cut.first_kept_entry_index
+    first_kept = path[at] if at < len(path) else None
+    return first_kept if first_kept is not None and js_truthy(first_kept.get("id")) else None
 
 
 def previous_file_ops(previous: Entry | None) -> FileOperations:
