@@ -17,15 +17,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from reference.compaction import (
+from reference.errors import InvalidInput
+from reference.file_ops import (
     FileOperations,
     compute_file_lists,
     extract_file_ops_from_message,
     format_file_operations,
-    get_summarization_failure,
-    serialize_conversation,
 )
-from reference.errors import InvalidInput
 from reference.messages import (
     convert_to_llm,
     create_branch_summary_message,
@@ -43,6 +41,7 @@ from reference.session import (
     walk_to_root,
 )
 from reference.tokens import estimate_tokens
+from reference.transcript import get_summarization_failure, serialize_conversation
 
 __all__ = [
     "BRANCH_SUMMARY_PREAMBLE",

@@ -2,9 +2,8 @@
 
 Decides: `should_compact` (the threshold), `find_cut_point` (the first kept entry,
 CP-3/CP-4), `find_turn_start_index` (split turns), `prepare_compaction` (what is
-summarised, what kept), the file operations a summary lists
-(`extract_file_ops_from_message`, `compute_file_lists`, `format_file_operations`),
-`serialize_conversation` (the text a summariser reads) and `get_summarization_failure`.
+summarised, what kept). The file operations a summary lists (`reference.file_ops`) and
+the text a summariser reads (`reference.transcript`) are re-exported here.
 
 Entries are the entries of one path, root first (Pi's JSON objects). Token counts come
 from `reference.tokens`. Each function is Pi's algorithm as Pi runs it (every cut point
@@ -18,15 +17,27 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from reference._jsjson import js_own_keys, js_stringify
-from reference._utf16 import code_units, js_slice
 from reference.errors import InvalidInput
+from reference.file_ops import (
+    FILE_OP_TOOLS,
+    FileOperations,
+    compute_file_lists,
+    extract_file_ops_from_message,
+    file_op_calls,
+    format_file_operations,
+    previous_file_ops,
+)
 from reference.session import (
     build_session_context,
     js_truthy,
     session_entry_to_context_messages,
 )
 from reference.tokens import estimate_context_tokens, estimate_tokens
+from reference.transcript import (
+    TOOL_RESULT_MAX_CHARS,
+    get_summarization_failure,
+    serialize_conversation,
+)
 
 __all__ = [
     "CUT_POINT_ROLES",
@@ -64,9 +75,6 @@ CUT_POINT_ROLES: Final = frozenset(
 )
 # CP-5: roles that start a turn (a cut anywhere else splits the turn)
 TURN_START_ROLES: Final = CUT_POINT_ROLES - {"assistant"}
-# tool name -> which set of FileOperations its `path` argument joins
-FILE_OP_TOOLS: Final = {"read": "read", "write": "written", "edit": "edited"}
-TOOL_RESULT_MAX_CHARS: Final = 2000
 
 Entry = Mapping[str, Any]
 # whether an entry gives the context a message of one of the roles (`projects_to`)
@@ -124,84 +132,6 @@ class CutPointResult:
             "turnStartIndex": self.turn_start_index,
             "isSplitTurn": self.is_split_turn,
         }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FileOperations:
-    """Paths of read/write/edit tool calls, each set in first-seen order."""
-
-    read: tuple[str, ...] = ()
-    written: tuple[str, ...] = ()
-    edited: tuple[str, ...] = ()
-
-    def add(self, kind: str, path: str) -> FileOperations:
-        current: tuple[str, ...] = getattr(self, kind)
-        if path in current:
-            return self
-        kinds = {"read": self.read, "written": self.written, "edited": self.edited}
-        return FileOperations(**{**kinds, kind: (*current, path)})  # tuples, as built
-
-    def adding(self) -> _FileOpsBuilder:
-        """A builder starting from these sets (adds in O(1), unlike `add`)."""
-        return _FileOpsBuilder(
-            {
-                "read": dict.fromkeys(self.read),
-                "written": dict.fromkeys(self.written),
-                "edited": dict.fromkeys(self.edited),
-            }
-        )
-
-    def to_pi(self) -> dict[str, Any]:
-        return {"read": list(self.read), "written": list(self.written), "edited": list(self.edited)}
-
-
-class _FileOpsBuilder:
-    """FileOperations being gathered: each kind an insertion-ordered set (a dict's keys)."""
-
-    __slots__ = ("_kinds",)
-
-    def __init__(self, kinds: dict[str, dict[str, None]]) -> None:
-        self._kinds = kinds
-
-    def add(self, kind: str, path: str) -> None:
-        self._kinds[kind].setdefault(path)
-
-    def add_from_messages(self, messages: Sequence[Mapping[str, Any]]) -> None:
-        """The `path` of each read/write/edit tool call of the assistant messages, in order."""
-        self.add_calls(file_op_calls(messages))
-
-    def add_calls(self, calls: Sequence[tuple[str, str]]) -> None:
-        """Each (kind, path) of `file_op_calls`, in order."""
-        kinds = self._kinds
-        for kind, path in calls:
-            kinds[kind].setdefault(path)
-
-    def build(self) -> FileOperations:
-        kinds = self._kinds
-        read, written, edited = (tuple(kinds[k]) for k in ("read", "written", "edited"))
-        return FileOperations(read=read, written=written, edited=edited)
-
-
-def file_op_calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
-    """The (kind, path) of each read/write/edit tool call of the assistant messages, in order.
-
-    A call counts when its block is a `toolCall` with a `name` and `arguments`, and the
-    arguments' `path` is a non-empty string.
-    """
-    found: list[tuple[str, str]] = []
-    for message in messages:
-        content = message.get("content") if message.get("role") == "assistant" else None
-        for block in content if isinstance(content, list) else ():
-            if not isinstance(block, Mapping) or block.get("type") != "toolCall":
-                continue
-            if "name" not in block or "arguments" not in block:
-                continue
-            arguments, name = block["arguments"], block["name"]
-            path = arguments.get("path") if isinstance(arguments, Mapping) else None
-            kind = FILE_OP_TOOLS.get(name) if isinstance(name, str) else None
-            if kind is not None and isinstance(path, str) and path:
-                found.append((kind, path))
-    return found
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -336,83 +266,6 @@ def settle_cut(
     )
 
 
-def extract_file_ops_from_message(
-    message: Mapping[str, Any], ops: FileOperations
-) -> FileOperations:
-    """Add the `path` of each read/write/edit tool call of an assistant message."""
-    builder = ops.adding()
-    builder.add_from_messages((message,))
-    return builder.build()
-
-
-def compute_file_lists(ops: FileOperations) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(read-only files, modified files), each sorted by UTF-16 code units."""
-    modified = set(ops.edited) | set(ops.written)
-    read_only = sorted((f for f in ops.read if f not in modified), key=_utf16_key)
-    return tuple(read_only), tuple(sorted(modified, key=_utf16_key))
-
-
-def format_file_operations(read_files: Sequence[str], modified_files: Sequence[str]) -> str:
-    """The `<read-files>`/`<modified-files>` blocks appended to a summary, or `""`.
-
-    >>> format_file_operations(["a"], ["b"])
-    '\\n\\n<read-files>\\na\\n</read-files>\\n\\n<modified-files>\\nb\\n</modified-files>'
-    """
-    sections = []
-    if read_files:
-        sections.append("<read-files>\n" + "\n".join(read_files) + "\n</read-files>")
-    if modified_files:
-        sections.append("<modified-files>\n" + "\n".join(modified_files) + "\n</modified-files>")
-    return "\n\n" + "\n\n".join(sections) if sections else ""
-
-
-def serialize_conversation(messages: Sequence[Mapping[str, Any]]) -> str:
-    """The transcript a summariser reads: `[User]: `, `[Assistant]: `, ... joined by blank lines."""
-    parts = []
-    for message in messages:
-        role = message.get("role")
-        content = message.get("content")
-        if role == "user":
-            text = _content_text(content, "")
-            if text:
-                parts.append(f"[User]: {text}")
-        elif role == "assistant":
-            blocks = _blocks(content)
-            thinking = [_str(b.get("thinking")) for b in blocks if b.get("type") == "thinking"]
-            calls = [
-                f"{_str(b.get('name'))}({_call_arguments(b.get('arguments'))})"
-                for b in blocks
-                if b.get("type") == "toolCall"
-            ]
-            if thinking:
-                parts.append("[Assistant thinking]: " + "\n".join(thinking))
-            if any(b.get("type") == "text" for b in blocks):
-                parts.append("[Assistant]: " + _content_text(blocks, "\n"))
-            if calls:
-                parts.append("[Assistant tool calls]: " + "; ".join(calls))
-        elif role == "toolResult":
-            text = _content_text(content, "")
-            if text:
-                parts.append(f"[Tool result]: {_truncate_for_summary(text)}")
-    return "\n\n".join(parts)
-
-
-def get_summarization_failure(response: Mapping[str, Any], label: str) -> str | None:
-    """Why a summary reply cannot be kept (CP-8), or None.
-
-    >>> get_summarization_failure({"stopReason": "length"}, "Branch summarization")
-    'Branch summarization failed: generation hit the token cap and the summary is incomplete'
-    """
-    stop = response.get("stopReason")
-    if stop == "error":
-        reason = response.get("errorMessage")
-        return f"{label} failed: {reason if js_truthy(reason) else 'Unknown error'}"
-    # CP-8: a reply cut at the token cap is never kept as a summary
-    if stop == "length":
-        return f"{label} failed: generation hit the token cap and the summary is incomplete"
-    return None
-
-
 def prepare_compaction(
     path: Sequence[Entry], settings: CompactionSettings
 ) -> CompactionPreparation | None:
@@ -481,65 +334,7 @@ def kept_entry(path: Sequence[Entry], cut: CutPointResult) -> Entry | None:
     return first_kept if first_kept is not None and js_truthy(first_kept.get("id")) else None
 
 
-def previous_file_ops(previous: Entry | None) -> FileOperations:
-    """The file lists a previous compaction carries on (none when a hook made it)."""
-    details = previous.get("details") if previous is not None else None
-    if previous is None or js_truthy(previous.get("fromHook")) or not isinstance(details, Mapping):
-        return FileOperations()
-    ops = FileOperations().adding()
-    for name in _list(details.get("readFiles")):
-        ops.add("read", name)
-    for name in _list(details.get("modifiedFiles")):
-        ops.add("edited", name)
-    return ops.build()
-
-
 def summarizable(entries: Sequence[Entry]) -> tuple[dict[str, Any], ...]:
     """The first context message of each entry but compactions, in order."""
     kept = (e for e in entries if e.get("type") != "compaction")
     return tuple(found[0] for found in map(session_entry_to_context_messages, kept) if found)
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _utf16_key(text: str) -> bytes:
-    return text.encode("utf-16-be", "surrogatepass")
-
-
-def _truncate_for_summary(text: str) -> str:
-    length = code_units(text)
-    if length <= TOOL_RESULT_MAX_CHARS:
-        return text
-    more = length - TOOL_RESULT_MAX_CHARS
-    return f"{js_slice(text, 0, TOOL_RESULT_MAX_CHARS)}\n\n[... {more} more characters truncated]"
-
-
-def _call_arguments(arguments: Any) -> str:
-    if not isinstance(arguments, Mapping):
-        raise InvalidInput("arguments", "tool call arguments must be an object")
-    return ", ".join(f"{key}={js_stringify(value)}" for key, value in _js_entries(arguments))
-
-
-def _js_entries(obj: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    # CP-9: `Object.entries` order (a Unicode digit such as "١" or "²" is no array index)
-    return [(k, obj[k]) for k in js_own_keys(obj)]
-
-
-def _content_text(content: Any, separator: str) -> str:
-    if isinstance(content, str):
-        return content
-    return separator.join(_str(b.get("text")) for b in _blocks(content) if b.get("type") == "text")
-
-
-def _blocks(content: Any) -> list[Mapping[str, Any]]:
-    if not isinstance(content, list) or not all(isinstance(b, Mapping) for b in content):
-        raise InvalidInput("content", "must be a list of content blocks")
-    return content
-
-
-def _str(value: Any) -> str:
-    if not isinstance(value, str):
-        raise InvalidInput("text", "must be a string")
-    return value

@@ -1,6 +1,7 @@
 """Pi 0.85.0 session files and trees: parsing JSONL, paths, the projected context.
 
-Decides which messages a session gives the model: `parse_session_entries` (JSONL, v3),
+Decides which messages a session gives the model: `parse_session_entries` (JSONL, v3;
+`reference.session_file`, re-exported here),
 `index_entries` (id -> entry, a later duplicate winning, as Pi's map does),
 `SessionTree` (the entries indexed once, what Pi's `SessionManager` holds),
 `build_session_path` (root -> leaf by `parentId`), `build_context_entries` (the latest
@@ -25,9 +26,7 @@ follows a `parentId` cycle forever, or throws on a `null` entry, these functions
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -36,6 +35,15 @@ from reference.messages import (
     create_branch_summary_message,
     create_compaction_summary_message,
     create_custom_message,
+)
+from reference.session_file import (
+    JS_SPACE,
+    JSON_DECODER,
+    ParsedSession,
+    SkippedLine,
+    parse_line,
+    parse_session_entries,
+    read_session_lines,
 )
 
 __all__ = [
@@ -73,12 +81,6 @@ __all__ = [
 CURRENT_SESSION_VERSION: Final = 3
 # SS-2: a message of these roles with null or missing content is projected with `[]`
 MESSAGE_ROLES_WITH_CONTENT: Final = frozenset({"user", "assistant", "toolResult"})
-# JavaScript's String.prototype.trim set: WhiteSpace and LineTerminator
-JS_SPACE: Final = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-_JSON_SPACE: Final = re.compile(r"[ \t\n\r]*")
 
 Entry = Mapping[str, Any]
 
@@ -161,25 +163,6 @@ UNSET: Final = _Unset()  # an absent `leafId` (JS `undefined`), unlike `None` (J
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SkippedLine:
-    """A line `parseSessionEntries` drops: its 1-based number in the text and why."""
-
-    line: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ParsedSession:
-    """The JSON values of a session file's lines (header included), and the lines dropped."""
-
-    entries: tuple[Any, ...]
-    skipped: tuple[SkippedLine, ...]
-
-    def to_pi(self) -> dict[str, Any]:
-        return {"entries": list(self.entries)}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class SessionContext:
     """What `buildSessionContext` returns; `thinking_level` None means absent."""
 
@@ -200,39 +183,6 @@ def js_truthy(value: Any) -> bool:
     if isinstance(value, Mapping | list):
         return True
     return bool(value)
-
-
-def parse_session_entries(text: str) -> ParsedSession:
-    """Pi's `parseSessionEntries`: one JSON value per non-blank line; bad lines skipped.
-
-    The text is trimmed (JavaScript's whitespace set) and split on `\\n`; a line that is
-    not JSON is dropped silently by Pi, and reported here in `skipped` with its number.
-
-    >>> parsed = parse_session_entries('{"type":"session"}\\nnot json\\n\\n{"id":"a"}\\n')
-    >>> parsed.entries
-    ({'type': 'session'}, {'id': 'a'})
-    >>> [(s.line, s.reason) for s in parsed.skipped]
-    [(2, 'not JSON: Expecting value at column 1')]
-    """
-    return read_session_lines(text, lambda _offset, line: parse_line(line))
-
-
-def read_session_lines(text: str, parse: Callable[[int, str], Any]) -> ParsedSession:
-    """`parse_session_entries` with `parse(offset, line)` reading each non-blank line, once
-    and in order (`offset`: the line's place among the lines of the trimmed text); a line
-    whose `parse` raises `ValueError` is skipped. The reference parses each line alone; a
-    fast engine passes a `parse` that answers from the lines it parsed together."""
-    first_line = 1 + text[: len(text) - len(text.lstrip(JS_SPACE))].count("\n")
-    entries: list[Any] = []
-    skipped: list[SkippedLine] = []
-    for offset, line in enumerate(text.strip(JS_SPACE).split("\n")):
-        if not line.strip(JS_SPACE):
-            continue
-        try:
-            entries.append(parse(offset, line))
-        except ValueError as error:
-            skipped.append(SkippedLine(line=first_line + offset, reason=f"not JSON: {error}"))
-    return ParsedSession(entries=tuple(entries), skipped=tuple(skipped))
 
 
 def index_entries(entries: Sequence[Any]) -> dict[Any, Entry]:
@@ -483,24 +433,3 @@ def entry_key(value: Any) -> Any:
 
 def _present(**fields: Any) -> dict[str, Any]:
     return {key: value for key, value in fields.items() if value is not UNSET}
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")  # NaN, Infinity, -Infinity: Python's, not JSON
-
-
-# NaN, Infinity and -Infinity, which Python's parser takes, are no JSON
-JSON_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
-
-
-def parse_line(line: str) -> Any:
-    """One session line's JSON value; `ValueError` says why it is not JSON (NaN and
-    Infinity included, which Python's parser would take)."""
-    match = _JSON_SPACE.match(line)
-    start = match.end() if match else 0
-    if line[start : start + 1] == "":
-        raise ValueError("empty")
-    try:
-        return json.loads(line, parse_constant=_reject_constant)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{error.msg} at column {error.colno}") from None

@@ -20,16 +20,12 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from reference.branch import SUMMARIZATION_SYSTEM_PROMPT, ScriptedReply
-from reference.compaction import (
-    CompactionPreparation,
-    compute_file_lists,
-    format_file_operations,
-    get_summarization_failure,
-    serialize_conversation,
-)
+from reference.compaction import CompactionPreparation
 from reference.errors import InvalidInput
+from reference.file_ops import compute_file_lists, format_file_operations
 from reference.messages import convert_to_llm
 from reference.session import js_truthy
+from reference.transcript import get_summarization_failure, serialize_conversation
 
 __all__ = [
     "HISTORY_REPLY",

@@ -1,0 +1,106 @@
+"""The JSONL text of a Pi 0.85.0 session file, read as Pi reads it: one JSON value a line.
+
+Apart from `reference.session` because reading the text is its own concern (JavaScript's
+trim set, which lines are blank, what is JSON and what is skipped), and because a fast
+engine parses the lines its own way: `read_session_lines` keeps the rule of which lines
+count and how skipped lines are numbered in one place, with the parsing of a line a
+parameter. `reference.session` re-exports these names.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+__all__ = [
+    "JSON_DECODER",
+    "JS_SPACE",
+    "ParsedSession",
+    "SkippedLine",
+    "parse_line",
+    "parse_session_entries",
+    "read_session_lines",
+]
+
+# JavaScript's String.prototype.trim set: WhiteSpace and LineTerminator
+JS_SPACE: Final = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+_JSON_SPACE: Final = re.compile(r"[ \t\n\r]*")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SkippedLine:
+    """A line `parseSessionEntries` drops: its 1-based number in the text and why."""
+
+    line: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParsedSession:
+    """The JSON values of a session file's lines (header included), and the lines dropped."""
+
+    entries: tuple[Any, ...]
+    skipped: tuple[SkippedLine, ...]
+
+    def to_pi(self) -> dict[str, Any]:
+        return {"entries": list(self.entries)}
+
+
+def parse_session_entries(text: str) -> ParsedSession:
+    """Pi's `parseSessionEntries`: one JSON value per non-blank line; bad lines skipped.
+
+    The text is trimmed (JavaScript's whitespace set) and split on `\\n`; a line that is
+    not JSON is dropped silently by Pi, and reported here in `skipped` with its number.
+
+    >>> parsed = parse_session_entries('{"type":"session"}\\nnot json\\n\\n{"id":"a"}\\n')
+    >>> parsed.entries
+    ({'type': 'session'}, {'id': 'a'})
+    >>> [(s.line, s.reason) for s in parsed.skipped]
+    [(2, 'not JSON: Expecting value at column 1')]
+    """
+    return read_session_lines(text, lambda _offset, line: parse_line(line))
+
+
+def read_session_lines(text: str, parse: Callable[[int, str], Any]) -> ParsedSession:
+    """`parse_session_entries` with `parse(offset, line)` reading each non-blank line, once
+    and in order (`offset`: the line's place among the lines of the trimmed text); a line
+    whose `parse` raises `ValueError` is skipped. The reference parses each line alone; a
+    fast engine passes a `parse` that answers from the lines it parsed together."""
+    first_line = 1 + text[: len(text) - len(text.lstrip(JS_SPACE))].count("\n")
+    entries: list[Any] = []
+    skipped: list[SkippedLine] = []
+    for offset, line in enumerate(text.strip(JS_SPACE).split("\n")):
+        if not line.strip(JS_SPACE):
+            continue
+        try:
+            entries.append(parse(offset, line))
+        except ValueError as error:
+            skipped.append(SkippedLine(line=first_line + offset, reason=f"not JSON: {error}"))
+    return ParsedSession(entries=tuple(entries), skipped=tuple(skipped))
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # NaN, Infinity, -Infinity: Python's, not JSON
+
+
+# NaN, Infinity and -Infinity, which Python's parser takes, are no JSON
+JSON_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def parse_line(line: str) -> Any:
+    """One session line's JSON value; `ValueError` says why it is not JSON (NaN and
+    Infinity included, which Python's parser would take)."""
+    match = _JSON_SPACE.match(line)
+    start = match.end() if match else 0
+    if line[start : start + 1] == "":
+        raise ValueError("empty")
+    try:
+        return json.loads(line, parse_constant=_reject_constant)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{error.msg} at column {error.colno}") from None
