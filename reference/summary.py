@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference.branch import SUMMARIZATION_SYSTEM_PROMPT, ScriptedReply
+from reference.branch_summary import SUMMARIZATION_SYSTEM_PROMPT, ScriptedReply
 from reference.compaction import CompactionPreparation
 from reference.errors import InvalidInput
 from reference.file_ops import compute_file_lists, format_file_operations
