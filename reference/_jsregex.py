@@ -27,11 +27,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Final
 
-__all__ = ["JsRegex", "JsSyntaxError", "canonical_unit", "compile_js", "units"]
+__all__ = ["JsRegex", "JsSyntaxError", "canonical_unit", "compile_js", "js_trim", "units"]
 
 LINE_TERMINATORS: Final = "\n\r\u2028\u2029"
 # `\s`: WhiteSpace and LineTerminator
 JS_SPACE: Final = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_TRIM: Final = re.compile(f"^[{JS_SPACE}]+|[{JS_SPACE}]+$")
 CLASS_ESCAPES: Final = {
     "d": "0-9",
     "w": "A-Za-z0-9_",
@@ -287,3 +288,12 @@ class _Translator:
 
 def _class_char(unit: str) -> str:
     return "\\" + unit if unit in "\\]^-[" else unit
+
+
+def js_trim(text: str) -> str:
+    """`text.trim()` as JS does it: WhiteSpace and LineTerminator (not `str.strip`'s set).
+
+    >>> js_trim("\\ufeff x \\x1f")
+    'x \\x1f'
+    """
+    return _JS_TRIM.sub("", text)

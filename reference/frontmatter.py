@@ -42,6 +42,7 @@ from typing import Any, Final
 
 import yaml
 
+from reference._jsregex import js_trim
 from reference.tree import strip_bom
 from reference.yaml_core import CoreLoader, MarkedError
 from reference.yaml_errors import (
@@ -53,19 +54,6 @@ from reference.yaml_errors import (
 )
 
 __all__ = ["FrontmatterError", "extract", "js_trim", "parse_frontmatter"]
-
-# String.prototype.trim's set: WhiteSpace and LineTerminator (not str.strip's)
-_JS_SPACE: Final = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_JS_TRIM: Final = re.compile(f"^[{_JS_SPACE}]+|[{_JS_SPACE}]+$")
-
-
-def js_trim(text: str) -> str:
-    """`text.trim()` as JS does it.
-
-    >>> js_trim("\\ufeff x \\x1f")
-    'x \\x1f'
-    """
-    return _JS_TRIM.sub("", text)
 
 
 class FrontmatterError(ValueError):
