@@ -17,19 +17,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from reference import branch_summary
+from reference.branch_summary import *  # noqa: F403  (every name re-exported: `__all__`)
 from reference.branch_summary import (
-    BRANCH_SUMMARY_PREAMBLE,
-    BRANCH_SUMMARY_PROMPT,
     DEFAULT_BRANCH_RESERVE_TOKENS,
-    NO_CONTENT_SUMMARY,
-    SUMMARIZATION_SYSTEM_PROMPT,
-    BranchPreparation,
     BranchSummaryRequest,
-    BranchSummaryResult,
     ScriptedReply,
     branch_summary_request,
     branch_summary_result,
-    prepare_branch_entries,
 )
 from reference.errors import InvalidInput
 from reference.session import (
@@ -44,25 +39,14 @@ from reference.session import (
 )
 
 __all__ = [
-    "BRANCH_SUMMARY_PREAMBLE",
-    "BRANCH_SUMMARY_PROMPT",
-    "DEFAULT_BRANCH_RESERVE_TOKENS",
-    "NO_CONTENT_SUMMARY",
-    "SUMMARIZATION_SYSTEM_PROMPT",
-    "BranchPreparation",
-    "BranchSummaryRequest",
-    "BranchSummaryResult",
     "CollectEntriesResult",
     "NavigationResult",
-    "ScriptedReply",
     "SummaryRefused",
-    "branch_summary_request",
-    "branch_summary_result",
     "collect_entries_for_branch_summary",
     "get_branch",
     "navigate_tree",
-    "prepare_branch_entries",
 ]
+__all__ += branch_summary.__all__  # re-exported
 
 Entry = Mapping[str, Any]
 ContextOf = Callable[[Sequence[Entry] | SessionTree, Any], SessionContext]

@@ -17,14 +17,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from reference import file_ops, transcript
 from reference.errors import InvalidInput
+from reference.file_ops import *  # noqa: F403  (every name re-exported: `__all__`)
 from reference.file_ops import (
-    FILE_OP_TOOLS,
     FileOperations,
     compute_file_lists,
-    extract_file_ops_from_message,
-    file_op_calls,
-    format_file_operations,
     previous_file_ops,
 )
 from reference.session import (
@@ -33,41 +31,29 @@ from reference.session import (
     session_entry_to_context_messages,
 )
 from reference.tokens import estimate_context_tokens, estimate_tokens
-from reference.transcript import (
-    TOOL_RESULT_MAX_CHARS,
-    get_summarization_failure,
-    serialize_conversation,
-)
+from reference.transcript import *  # noqa: F403  (every name re-exported: `__all__`)
 
 __all__ = [
     "CUT_POINT_ROLES",
     "DEFAULT_COMPACTION_SETTINGS",
-    "FILE_OP_TOOLS",
-    "TOOL_RESULT_MAX_CHARS",
     "TURN_START_ROLES",
     "CompactionPreparation",
     "CompactionSettings",
     "CutPointResult",
-    "FileOperations",
     "ProjectsTo",
     "budget_reached_at",
     "compaction_start",
-    "compute_file_lists",
-    "extract_file_ops_from_message",
-    "file_op_calls",
     "find_cut_point",
     "find_turn_start_index",
-    "format_file_operations",
-    "get_summarization_failure",
     "kept_entry",
     "prepare_compaction",
-    "previous_file_ops",
     "projects_to",
-    "serialize_conversation",
     "settle_cut",
     "should_compact",
     "summarizable",
 ]
+__all__ += file_ops.__all__  # re-exported
+__all__ += transcript.__all__  # re-exported
 
 # CP-3: roles an entry may project to for the cut to land on it (never a tool result)
 CUT_POINT_ROLES: Final = frozenset(

@@ -30,34 +30,23 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reference import session_file
 from reference.errors import InvalidInput
 from reference.messages import (
     create_branch_summary_message,
     create_compaction_summary_message,
     create_custom_message,
 )
-from reference.session_file import (
-    JS_SPACE,
-    JSON_DECODER,
-    ParsedSession,
-    SkippedLine,
-    parse_line,
-    parse_session_entries,
-    read_session_lines,
-)
+from reference.session_file import *  # noqa: F403  (every name re-exported: `__all__`)
 
 __all__ = [
     "CURRENT_SESSION_VERSION",
-    "JSON_DECODER",
-    "JS_SPACE",
     "MESSAGE_ROLES_WITH_CONTENT",
     "UNSET",
     "Fieldless",
     "NullEntry",
-    "ParsedSession",
     "SessionContext",
     "SessionTree",
-    "SkippedLine",
     "as_entries",
     "build_context_entries",
     "build_session_context",
@@ -69,14 +58,12 @@ __all__ = [
     "kept_from_position",
     "leaf_position",
     "message_of",
-    "parse_line",
-    "parse_session_entries",
     "plain_entry",
     "project_path",
-    "read_session_lines",
     "session_entry_to_context_messages",
     "walk_to_root",
 ]
+__all__ += session_file.__all__  # re-exported
 
 CURRENT_SESSION_VERSION: Final = 3
 # SS-2: a message of these roles with null or missing content is projected with `[]`

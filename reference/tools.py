@@ -18,25 +18,12 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from reference import _utf8
+from reference import _utf8, grep, tool_result
 from reference._jsnum import js_number_to_string
 from reference._utf16 import relative_index
-from reference.grep import (
-    DEFAULT_GREP_LIMIT,
-    GREP_PATH_MISSING,
-    NO_MATCHES,
-    RIPGREP_BASE_ARGS,
-    GrepMatch,
-    context_lines,
-    grep_effective_limit,
-    grep_from_ripgrep,
-    grep_path_missing,
-    grep_result,
-    grep_ripgrep_args,
-    grep_shown_path,
-    spawn_argument_error,
-)
+from reference.grep import *  # noqa: F403  (every name re-exported: `__all__`)
 from reference.stream import OutputSnapshot
+from reference.tool_result import *  # noqa: F403  (every name re-exported: `__all__`)
 from reference.tool_result import LIMIT_SHOWN, ToolResult
 from reference.truncate import (
     DEFAULT_MAX_BYTES,
@@ -45,29 +32,17 @@ from reference.truncate import (
 )
 
 __all__ = [
-    "DEFAULT_GREP_LIMIT",
-    "GREP_PATH_MISSING",
-    "NO_MATCHES",
     "NO_OUTPUT",
     "READ_DIRECTORY",
     "READ_MISSING",
-    "RIPGREP_BASE_ARGS",
-    "GrepMatch",
-    "ToolResult",
     "bash_result",
-    "context_lines",
-    "grep_effective_limit",
-    "grep_from_ripgrep",
-    "grep_path_missing",
-    "grep_result",
-    "grep_ripgrep_args",
-    "grep_shown_path",
     "read_directory",
     "read_failed",
     "read_missing",
     "read_result",
-    "spawn_argument_error",
 ]
+__all__ += grep.__all__  # re-exported
+__all__ += tool_result.__all__  # re-exported
 
 NO_OUTPUT = "(no output)"
 # READ-5: why a path does not resolve (`reference.tree.Listing.lookup`), as Node words it
