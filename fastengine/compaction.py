@@ -30,10 +30,8 @@ from reference.compaction import (
     CompactionSettings,
     CutPointResult,
     budget_reached_at,
-    compaction_start,
+    compaction_preparation,
     file_op_calls,
-    kept_entry,
-    previous_file_ops,
     projects_to,
     settle_cut,
 )
@@ -104,44 +102,31 @@ def find_cut_point(
 def prepare_compaction(
     path: Sequence[Entry], settings: CompactionSettings
 ) -> CompactionPreparation | None:
-    """`reference.compaction.prepare_compaction` over one `RunTree` of the path."""
+    """`reference.compaction.prepare_compaction` over one `RunTree` of the path: the
+    reference's `compaction_preparation` with this engine's walks."""
     if path and path[-1].get("type") == "compaction":
         return None
     tree, calls = _tree_and_calls(path)  # one pass: the context, the messages, their calls
     slots = tree.slots
     others = none_positions(slots)  # a compaction entry is one of these
     previous_index = next((i for i in reversed(others) if path[i].get("type") == "compaction"), -1)
-    start, previous_summary = compaction_start(path, previous_index)
     tokens_before = estimate_context_tokens(build_session_context(tree).messages).tokens
-    cut = find_cut_point(path, start, len(path), settings.keep_recent_tokens)
-    first_kept = kept_entry(path, cut)
-    if first_kept is None:
-        return None
-    to_summarize = _summarizable(path, slots, others, start, cut.history_end)
-    prefix = (
-        _summarizable(path, slots, others, cut.turn_start_index, cut.first_kept_entry_index)
-        if cut.is_split_turn
-        else ()
-    )
-    if not to_summarize and not prefix:
-        return None
-    ops = previous_file_ops(path[previous_index] if previous_index >= 0 else None).adding()
-    if calls is None:
-        ops.add_calls(file_operation_calls(to_summarize))
-        ops.add_calls(file_operation_calls(prefix))
-    else:  # the same calls: only `message` entries' own messages make any (see the scan)
-        ops.add_calls(_calls_between(calls, start, cut.history_end))
-        if cut.is_split_turn:
-            ops.add_calls(_calls_between(calls, cut.turn_start_index, cut.first_kept_entry_index))
-    return CompactionPreparation(
-        first_kept_entry_id=first_kept["id"],
-        messages_to_summarize=to_summarize,
-        turn_prefix_messages=prefix,
-        is_split_turn=cut.is_split_turn,
-        tokens_before=tokens_before,
-        previous_summary=previous_summary,
-        file_ops=ops.build(),
-        settings=settings,
+
+    def file_calls(
+        start: int, end: int, messages: Sequence[Mapping[str, Any]]
+    ) -> Sequence[tuple[str, str]]:
+        if calls is None:
+            return file_operation_calls(messages)
+        return _calls_between(calls, start, end)  # only `message` entries make calls (the scan)
+
+    return compaction_preparation(
+        path,
+        settings,
+        previous_index,
+        tokens_before,
+        messages=lambda start, end: _summarizable(path, slots, others, start, end),
+        cut_point=find_cut_point,
+        file_calls=file_calls,
     )
 
 

@@ -29,8 +29,6 @@ from reference.session import (
     JS_SPACE,
     JSON_DECODER,
     UNSET,
-    Fieldless,
-    NullEntry,
     ParsedSession,
     SessionContext,
     SessionTree,
@@ -69,14 +67,7 @@ def as_entries(values: Sequence[Any]) -> Sequence[Any]:
     unreadable = tuple(at for at, value in enumerate(values) if not _readable(value))
     if not unreadable and set(map(type, values)) <= {dict}:
         return values
-    entries = EntryList(
-        value
-        if isinstance(value, Mapping)
-        else NullEntry(position)
-        if value is None
-        else Fieldless(value)
-        for position, value in enumerate(values)
-    )
+    entries = EntryList(session.as_entries(values))
     entries.unreadable = unreadable
     return entries
 

@@ -23,6 +23,7 @@ from reference.file_ops import *  # noqa: F403  (every name re-exported: `__all_
 from reference.file_ops import (
     FileOperations,
     compute_file_lists,
+    file_op_calls,
     previous_file_ops,
 )
 from reference.session import (
@@ -39,21 +40,21 @@ __all__ = [
     "TURN_START_ROLES",
     "CompactionPreparation",
     "CompactionSettings",
+    "CutPointOf",
     "CutPointResult",
+    "FileCallsOf",
     "ProjectsTo",
     "budget_reached_at",
-    "compaction_start",
+    "compaction_preparation",
     "find_cut_point",
     "find_turn_start_index",
-    "kept_entry",
     "prepare_compaction",
     "projects_to",
     "settle_cut",
     "should_compact",
     "summarizable",
 ]
-__all__ += file_ops.__all__  # re-exported
-__all__ += transcript.__all__  # re-exported
+__all__ += file_ops.__all__ + transcript.__all__  # re-exported
 
 # CP-3: roles an entry may project to for the cut to land on it (never a tool result)
 CUT_POINT_ROLES: Final = frozenset(
@@ -65,6 +66,10 @@ TURN_START_ROLES: Final = CUT_POINT_ROLES - {"assistant"}
 Entry = Mapping[str, Any]
 # whether an entry gives the context a message of one of the roles (`projects_to`)
 ProjectsTo = Callable[[Entry, frozenset[str]], bool]
+# an engine's `find_cut_point`
+CutPointOf = Callable[[Sequence[Entry], int, int, float], "CutPointResult"]
+# the (kind, path) of the file tool calls of the messages of path[start:end]
+FileCallsOf = Callable[[int, int, Sequence[Mapping[str, Any]]], Sequence[tuple[str, str]]]
 # the role of the message an entry that is not a `message` gives the context (compactions
 # left out: a cut never lands on one)
 _ENTRY_ROLES: Final = {"custom_message": "custom", "branch_summary": "branchSummary"}
@@ -271,23 +276,47 @@ def prepare_compaction(
     previous_index = next(
         (i for i in range(len(path) - 1, -1, -1) if path[i].get("type") == "compaction"), -1
     )
-    start, previous_summary = compaction_start(path, previous_index)
     tokens_before = estimate_context_tokens(build_session_context(path).messages).tokens
-    cut = find_cut_point(path, start, len(path), settings.keep_recent_tokens)
-    first_kept = kept_entry(path, cut)
+    return compaction_preparation(
+        path,
+        settings,
+        previous_index,
+        tokens_before,
+        messages=lambda start, end: summarizable(path[start:end]),
+    )
+
+
+def compaction_preparation(
+    path: Sequence[Entry],
+    settings: CompactionSettings,
+    previous_index: int,
+    tokens_before: float,
+    *,
+    messages: Callable[[int, int], tuple[dict[str, Any], ...]],
+    cut_point: CutPointOf = find_cut_point,
+    file_calls: FileCallsOf = lambda _start, _end, messages: file_op_calls(messages),
+) -> CompactionPreparation | None:
+    """The rest of `prepare_compaction`, once the path's last compaction (`previous_index`,
+    -1: none) and the context's estimate are known: the range, the cut, what is summarised,
+    the file lists. Written once for every engine, with the walks as parameters (the
+    reference's, or a fast engine's own): `messages(start, end)` is `summarizable` of
+    `path[start:end]`, `cut_point` is `find_cut_point`, and `file_calls(start, end,
+    messages)` the (kind, path) of those messages' file tool calls (`file_op_calls`).
+    """
+    start, previous_summary = _range_start(path, previous_index)
+    cut = cut_point(path, start, len(path), settings.keep_recent_tokens)
+    first_kept = _kept_entry(path, cut)
     if first_kept is None:
         return None
-    to_summarize = summarizable(path[start : cut.history_end])
-    prefix = (
-        summarizable(path[cut.turn_start_index : cut.first_kept_entry_index])
-        if cut.is_split_turn
-        else ()
-    )
+    to_summarize = messages(start, cut.history_end)
+    split = cut.turn_start_index, cut.first_kept_entry_index  # the turn's prefix, if split
+    prefix = messages(*split) if cut.is_split_turn else ()
     if not to_summarize and not prefix:
         return None
     ops = previous_file_ops(path[previous_index] if previous_index >= 0 else None).adding()
-    ops.add_from_messages(to_summarize)
-    ops.add_from_messages(prefix)
+    ops.add_calls(file_calls(start, cut.history_end, to_summarize))
+    if cut.is_split_turn:
+        ops.add_calls(file_calls(*split, prefix))
     return CompactionPreparation(
         first_kept_entry_id=first_kept["id"],
         messages_to_summarize=to_summarize,
@@ -300,7 +329,7 @@ def prepare_compaction(
     )
 
 
-def compaction_start(path: Sequence[Entry], previous_index: int) -> tuple[int, Any]:
+def _range_start(path: Sequence[Entry], previous_index: int) -> tuple[int, Any]:
     """Where the range to compact starts, and the previous compaction's summary, given
     the position of the path's last compaction (-1: none; the range is the whole path).
     The range starts at that compaction's `firstKeptEntryId`, else just after it."""
@@ -312,7 +341,7 @@ def compaction_start(path: Sequence[Entry], previous_index: int) -> tuple[int, A
     return (kept if kept >= 0 else previous_index + 1), previous.get("summary")
 
 
-def kept_entry(path: Sequence[Entry], cut: CutPointResult) -> Entry | None:
+def _kept_entry(path: Sequence[Entry], cut: CutPointResult) -> Entry | None:
     """The first entry the cut keeps, or None when there is none or it has no id (then
     there is no compaction to prepare)."""
     at = cut.first_kept_entry_index

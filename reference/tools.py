@@ -41,8 +41,7 @@ __all__ = [
     "read_missing",
     "read_result",
 ]
-__all__ += grep.__all__  # re-exported
-__all__ += tool_result.__all__  # re-exported
+__all__ += grep.__all__ + tool_result.__all__  # re-exported
 
 NO_OUTPUT = "(no output)"
 # READ-5: why a path does not resolve (`reference.tree.Listing.lookup`), as Node words it
