@@ -136,16 +136,12 @@ def dedupe_prompts(
             winners[template.name] = template
             continue
         collisions.append(
-            Diagnostic(
-                type="collision",
-                message=f'name "/{template.name}" collision',
-                path=template.file_path,
-                collision={
-                    "resourceType": "prompt",
-                    "name": template.name,
-                    "winnerPath": winner.file_path,
-                    "loserPath": template.file_path,
-                },
+            Diagnostic.of_collision(
+                "prompt",
+                template.name,
+                shown=f"/{template.name}",
+                winner_path=winner.file_path,
+                loser_path=template.file_path,
             )
         )
     return list(winners.values()), collisions

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Final
 
 from reference.ignore import IgnoreMatcher, IgnoreRuleError, read_rules
@@ -28,12 +28,15 @@ from reference.tree import Listing, join, strip_bom
 __all__ = [
     "FILE_SUFFIXES",
     "RESOURCE_TYPES",
+    "Scan",
+    "begin_scan",
     "collect_files",
     "extension_entries",
     "files_from_paths",
     "manifest",
     "resource_files",
     "root_files",
+    "scan_children",
     "skill_entries",
 ]
 
@@ -50,6 +53,30 @@ FILE_SUFFIXES: Final = {
 Scan = tuple[str, IgnoreMatcher]
 
 
+def begin_scan(listing: Listing, directory: str, scan: Scan | None = None) -> Scan | None:
+    """RES-9: the scan that enters `directory` (its top and its matcher; a new scan's top
+    is the directory itself) with the directory's ignore rules added, or None when the
+    directory does not exist."""
+    if not listing.exists(directory):
+        return None
+    top, matcher = scan if scan is not None else (directory, IgnoreMatcher())
+    read_rules(listing, directory, top, matcher)
+    return top, matcher
+
+
+def scan_children(listing: Listing, directory: str) -> Iterator[tuple[str, str, bool, bool]]:
+    """The entries every scan looks at, in the listing's order: (name, path, is_dir,
+    is_file), names starting with `.`, `node_modules` and dangling links left out. Each
+    scan then tests them against its ignore rules its own way."""
+    for name in listing.children(directory):
+        if name.startswith(".") or name == "node_modules":
+            continue
+        path = join(directory, name)
+        is_dir, is_file = listing.is_dir(path), listing.is_file(path)
+        if is_dir or is_file:
+            yield name, path, is_dir, is_file
+
+
 def skill_entries(
     listing: Listing, directory: str, mode: str, scan: Scan | None = None
 ) -> list[str]:
@@ -58,20 +85,16 @@ def skill_entries(
     count at the top (`pi` mode) or below it (`agents` mode, `.agents/skills`), and
     sub-directories are searched. RES-9: an ignored `.md` file or directory (tested
     with a final `/`) is passed over."""
-    if not listing.exists(directory):
+    begun = begin_scan(listing, directory, scan)
+    if begun is None:
         return []
-    top, matcher = scan if scan is not None else (directory, IgnoreMatcher())
-    read_rules(listing, directory, top, matcher)
+    top, matcher = begun
     found: list[str] = []
     try:
         own = join(directory, "SKILL.md")
         if listing.is_file(own) and not matcher.ignores(posixpath.relpath(own, top)):
             return [own]
-        for name in listing.children(directory):
-            if name.startswith(".") or name == "node_modules":
-                continue
-            path = join(directory, name)
-            is_dir, is_file = listing.is_dir(path), listing.is_file(path)
+        for name, path, is_dir, is_file in scan_children(listing, directory):
             rel = posixpath.relpath(path, top)
             if (
                 is_file
@@ -93,19 +116,13 @@ def collect_files(
     """RES-6: the files of a settings entry's directory to any depth (`.`-names and
     `node_modules` skipped); RES-9: every directory's ignore rules, directories tested
     with a final `/`."""
-    if not listing.exists(directory):
+    begun = begin_scan(listing, directory, scan)
+    if begun is None:
         return []
-    top, matcher = scan if scan is not None else (directory, IgnoreMatcher())
-    read_rules(listing, directory, top, matcher)
+    top, matcher = begun
     found: list[str] = []
     try:
-        for name in listing.children(directory):
-            if name.startswith(".") or name == "node_modules":
-                continue
-            path = join(directory, name)
-            is_dir, is_file = listing.is_dir(path), listing.is_file(path)
-            if not is_dir and not is_file:
-                continue  # a dangling link
+        for name, path, is_dir, _ in scan_children(listing, directory):
             rel = posixpath.relpath(path, top)
             if matcher.ignores(rel + "/" if is_dir else rel):
                 continue
@@ -121,19 +138,13 @@ def collect_files(
 def root_files(listing: Listing, directory: str, suffix: str) -> list[str]:
     """RES-6: a prompt or theme root's own files (`.`-names and `node_modules` skipped);
     RES-9: the root's ignore rules, each entry tested bare."""
-    if not listing.exists(directory):
+    begun = begin_scan(listing, directory)
+    if begun is None:
         return []
-    matcher = IgnoreMatcher()
-    read_rules(listing, directory, directory, matcher)
+    _, matcher = begun
     found: list[str] = []
     try:
-        for name in listing.children(directory):
-            if name.startswith(".") or name == "node_modules":
-                continue
-            path = join(directory, name)
-            is_file = listing.is_file(path)
-            if not is_file and not listing.is_dir(path):
-                continue
+        for name, path, _, is_file in scan_children(listing, directory):
             if matcher.ignores(name):
                 continue
             if is_file and name.endswith(suffix):
@@ -183,22 +194,16 @@ def extension_entries(listing: Listing, directory: str) -> list[str]:
     `*.ts`/`*.js` files and the entry points of its sub-directories (`.`-names and
     `node_modules` skipped; RES-9: the directory's ignore rules, sub-directories tested
     with a final `/`)."""
-    if not listing.exists(directory):
+    begun = begin_scan(listing, directory)
+    if begun is None:
         return []
     own = _extension_entry(listing, directory)
     if own is not None:
         return own
-    matcher = IgnoreMatcher()
-    read_rules(listing, directory, directory, matcher)
+    _, matcher = begun
     found: list[str] = []
     try:
-        for name in listing.children(directory):
-            if name.startswith(".") or name == "node_modules":
-                continue
-            path = join(directory, name)
-            is_dir, is_file = listing.is_dir(path), listing.is_file(path)
-            if not is_dir and not is_file:
-                continue
+        for name, path, is_dir, is_file in scan_children(listing, directory):
             if matcher.ignores(name + "/" if is_dir else name):
                 continue
             if is_file and name.endswith((".ts", ".js")):

@@ -24,6 +24,7 @@ from reference._utf16 import code_units
 from reference.frontmatter import FrontmatterError, js_trim, parse_frontmatter
 from reference.ignore import IgnoreMatcher, IgnoreRuleError, read_rules
 from reference.paths import resolve_path
+from reference.scans import scan_children
 from reference.tree import Listing, join
 
 __all__ = [
@@ -123,6 +124,24 @@ class Diagnostic:
     message: str
     path: str
     collision: Mapping[str, Any] | None = None
+
+    @classmethod
+    def of_collision(
+        cls, resource_type: str, name: Any, *, shown: str, winner_path: str, loser_path: str
+    ) -> Diagnostic:
+        """A name collision (SKILL-5, RES-6, THEME-3), at the loser's path: each kind
+        shows the name in the message its own way (`shown`)."""
+        return cls(
+            type="collision",
+            message=f'name "{shown}" collision',
+            path=loser_path,
+            collision={
+                "resourceType": resource_type,
+                "name": name,
+                "winnerPath": winner_path,
+                "loserPath": loser_path,
+            },
+        )
 
     def to_pi(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"type": self.type, "message": self.message, "path": self.path}
@@ -280,13 +299,7 @@ def load_skills_from_dir(
         if listing.is_file(own) and not matcher.ignores(posixpath.relpath(own, root)):
             load_skill_file(listing, own, out, diags, source)
             return
-        for name in listing.children(directory):
-            if name.startswith(".") or name == "node_modules":
-                continue
-            path = join(directory, name)
-            is_dir = listing.is_dir(path)
-            if not is_dir and not listing.is_file(path):
-                continue  # a dangling link
+        for name, path, is_dir, _ in scan_children(listing, directory):
             rel = posixpath.relpath(path, root)
             if matcher.ignores(rel + "/" if is_dir else rel):
                 continue
@@ -320,16 +333,12 @@ def first_of_each_name(
 
 
 def skill_collision(winner: Skill, loser: Skill) -> Diagnostic:
-    return Diagnostic(
-        type="collision",
-        message=f'name "{loser.name}" collision',
-        path=loser.file_path,
-        collision={
-            "resourceType": "skill",
-            "name": loser.name,
-            "winnerPath": winner.file_path,
-            "loserPath": loser.file_path,
-        },
+    return Diagnostic.of_collision(
+        "skill",
+        loser.name,
+        shown=loser.name,
+        winner_path=winner.file_path,
+        loser_path=loser.file_path,
     )
 
 

@@ -355,16 +355,12 @@ def dedupe_themes(themes: Sequence[Theme]) -> tuple[list[Theme], list[Diagnostic
         key = _key(theme.name)
         if key in winners:
             collisions.append(
-                Diagnostic(
-                    type="collision",
-                    message=f'name "{js_string(name)}" collision',
-                    path=theme.source_path,
-                    collision={
-                        "resourceType": "theme",
-                        "name": name,
-                        "winnerPath": winners[key].source_path,
-                        "loserPath": theme.source_path,
-                    },
+                Diagnostic.of_collision(
+                    "theme",
+                    name,
+                    shown=js_string(name),
+                    winner_path=winners[key].source_path,
+                    loser_path=theme.source_path,
                 )
             )
             continue
