@@ -92,7 +92,7 @@ def parse_session_entries(text: str) -> ParsedSession:
         return ParsedSession(entries=tuple(values), skipped=())
     settled = iter(values).__next__  # the values of the lines not `alone`, in order
     return session.read_session_lines(
-        text, lambda offset, line: parse_line(line) if offset in alone else settled()
+        text, lambda offset, line: parse_line(line) if offset in alone else settled(), lines=lines
     )
 
 

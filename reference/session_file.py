@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -67,15 +67,18 @@ def parse_session_entries(text: str) -> ParsedSession:
     return read_session_lines(text, lambda _offset, line: parse_line(line))
 
 
-def read_session_lines(text: str, parse: Callable[[int, str], Any]) -> ParsedSession:
+def read_session_lines(
+    text: str, parse: Callable[[int, str], Any], *, lines: Sequence[str] | None = None
+) -> ParsedSession:
     """`parse_session_entries` with `parse(offset, line)` reading each non-blank line, once
-    and in order (`offset`: the line's place among the lines of the trimmed text); a line
-    whose `parse` raises `ValueError` is skipped. The reference parses each line alone; a
-    fast engine passes a `parse` that answers from the lines it parsed together."""
+    and in order (`offset`: the line's place among `lines`, the lines of the trimmed text,
+    given when the caller has split them already); a line whose `parse` raises
+    `ValueError` is skipped. The reference parses each line alone; a fast engine passes a
+    `parse` that answers from the lines it parsed together."""
     first_line = 1 + text[: len(text) - len(text.lstrip(JS_SPACE))].count("\n")
     entries: list[Any] = []
     skipped: list[SkippedLine] = []
-    for offset, line in enumerate(text.strip(JS_SPACE).split("\n")):
+    for offset, line in enumerate(text.strip(JS_SPACE).split("\n") if lines is None else lines):
         if not line.strip(JS_SPACE):
             continue
         try:
