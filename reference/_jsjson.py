@@ -3,7 +3,8 @@
 Token estimates count `JSON.stringify(arguments).length`, so the exact text matters:
 compact separators, non-ASCII written raw, lone surrogates escaped as `\\udXXX`, numbers
 printed as `String(n)` (`1.0` is `1`), and object keys in JavaScript's order (keys that
-are array indices first, ascending, then the others as inserted).
+are array indices first, ascending, then the others as inserted). Also `js_map_key`: which
+parsed values a JavaScript `Map` tells apart, wherever Pi keys one by a parsed value.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from reference._jsnum import js_number_to_string
 
-__all__ = ["js_own_keys", "js_stringify"]
+__all__ = ["js_map_key", "js_own_keys", "js_stringify"]
 
 _SHORT = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _MAX_INDEX = 2**32 - 2
@@ -77,3 +78,20 @@ def _quote(text: str) -> str:
             out.append(char)
     out.append('"')
     return "".join(out)
+
+
+def js_map_key(value: Any) -> tuple[str, Any]:
+    """A key that is equal for two parsed values exactly when a JavaScript `Map` takes them
+    for the same key (SameValueZero): `1` and `1.0` alike, `true` not `1`, `"1"` not `1`,
+    an object or array only itself.
+
+    >>> js_map_key(1) == js_map_key(1.0), js_map_key(True) == js_map_key(1)
+    (True, False)
+    """
+    if isinstance(value, bool) or value is None:
+        return ("atom", value)
+    if isinstance(value, int | float):
+        return ("number", float(value))
+    if isinstance(value, str):
+        return ("string", value)
+    return ("object", id(value))

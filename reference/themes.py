@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference._jsjson import js_own_keys
+from reference._jsjson import js_map_key, js_own_keys
 from reference._jsnum import js_number_to_string
 from reference._jsregex import JS_SPACE
 from reference._utf16 import code_units
@@ -333,26 +333,13 @@ def load_themes(listing: Listing, paths: Sequence[str]) -> tuple[list[Theme], li
     return themes, diags
 
 
-def _key(name: Any) -> Any:
-    """THEME-3: how JavaScript's `Map` tells names apart (objects only by identity)."""
-    if name is None:
-        return ("string", "unnamed")
-    if isinstance(name, bool):
-        return ("boolean", name)
-    if isinstance(name, int | float):
-        return ("number", float(name))
-    if isinstance(name, str):
-        return ("string", name)
-    return ("object", id(name))
-
-
 def dedupe_themes(themes: Sequence[Theme]) -> tuple[list[Theme], list[Diagnostic]]:
     """THEME-3: the first theme of a name wins; later ones are collisions."""
     winners: dict[Any, Theme] = {}
     collisions: list[Diagnostic] = []
     for theme in themes:
         name = "unnamed" if theme.name is None else theme.name
-        key = _key(theme.name)
+        key = js_map_key(name)  # THEME-3: JavaScript's `Map` (an unnamed theme is "unnamed")
         if key in winners:
             collisions.append(
                 Diagnostic.of_collision(

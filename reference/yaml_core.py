@@ -21,6 +21,8 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode
 from yaml.resolver import BaseResolver
 
+from reference._jsjson import js_map_key
+
 __all__ = [
     "CORE_CONSTRUCTORS",
     "CORE_SCALARS",
@@ -73,16 +75,6 @@ def duplicate_at(source: str, key_index: int) -> int:
         return key_index
     previous = source[source.rfind("\n", 0, line_start - 1) + 1 : line_start - 1]
     return line_start - 1 if re.search(r":[ \t]*$", previous) else key_index
-
-
-def _key_identity(key: Any) -> tuple[str, Any]:
-    if isinstance(key, bool) or key is None:
-        return ("atom", key)
-    if isinstance(key, int | float):
-        return ("number", float(key))
-    if isinstance(key, str):
-        return ("string", key)
-    return ("node", id(key))
 
 
 def _js_key(key: Any) -> str:
@@ -153,7 +145,7 @@ class CoreConstructor(SafeConstructor):
         seen: set[tuple[str, Any]] = set()
         for key_node, value_node in node.value:
             key = self.construct_object(key_node, deep=True)
-            identity = _key_identity(key)
+            identity = js_map_key(key)
             if identity in seen:
                 at = key_node.start_mark.index
                 raise MarkedError(
