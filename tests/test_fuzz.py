@@ -18,7 +18,7 @@ from conformance import fuzz
 from conformance.adapters.base import Implementation, Reply
 from conformance.adapters.reference import ReferenceImplementation
 from conformance.adapters.wire import WireImplementation
-from conformance.cases import expand, lint, load_cases_from
+from conformance.cases import expand, lint, load_cases, load_cases_from
 from conformance.check import check_case
 from conformance.cli import main
 from conformance.protocol import OPS, OpError, validate_args
@@ -134,6 +134,9 @@ def test_written_case_loads_lints_and_pins_the_oracle(tmp_path: Path) -> None:
     assert len(cases) == 1
     (case,) = cases
     assert case.id.startswith("fuzz-truncate-line-") and fuzz.PLACEHOLDER in case.why
+    # the file is the corpus's behaviour file for the op, not named after how it was found
+    homes = {case.source.split("#")[0] for case in load_cases() if case.op == "truncate.line"}
+    assert case.source.split("#")[0] in homes and "fuzz" not in case.source
     assert lint(cases) == []
     check_case(ReferenceImplementation(), case)  # the oracle's answer is the expectation
     with pytest.raises(AssertionError):
