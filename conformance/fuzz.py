@@ -738,10 +738,18 @@ def write_cases(
             text += "" if text.endswith("\n") else "\n"
         else:
             text = _file_head(item.op, case.boundary).removeprefix("---\n")
-        path.write_text(text + case.text, "utf-8")
+        path.write_text(text + _indented(case.text, text), "utf-8")
         if path not in written:
             written.append(path)
     return written
+
+
+def _indented(case_text: str, file_text: str) -> str:
+    """`case_text` shifted to the indentation of the file's `- id:` items (some corpus files
+    indent their list under `cases:`), so the appended case stays an item of that list."""
+    found = re.search(r"^( *)- id:", file_text, re.MULTILINE)
+    pad = found.group(1) if found else ""
+    return "".join(pad + line if line.strip() else line for line in case_text.splitlines(True))
 
 
 # --- the summary ------------------------------------------------------------------------

@@ -5,6 +5,7 @@ a broken implementation is counted, not fatal."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,6 +24,7 @@ from conformance.check import check_case
 from conformance.cli import main
 from conformance.protocol import OPS, OpError, validate_args
 from conformance.strategies.ops import OP_ARGS
+from corpora import cases_root
 
 FAKE = str(Path(__file__).with_name("fake_impl.py"))
 
@@ -141,6 +143,20 @@ def test_written_case_loads_lints_and_pins_the_oracle(tmp_path: Path) -> None:
     check_case(ReferenceImplementation(), case)  # the oracle's answer is the expectation
     with pytest.raises(AssertionError):
         check_case(Planted(), case)
+
+
+def test_written_case_joins_the_corpus_file_of_its_op(tmp_path: Path) -> None:
+    """Written into a copy of the corpus itself, the case is appended to the behaviour file
+    holding the op's cases (an indented list there), and the corpus still loads."""
+    shutil.copytree(str(cases_root()), tmp_path, dirs_exist_ok=True)
+    report = _fuzz("truncate.line", Planted())
+    (path,) = fuzz.write_cases(tmp_path, report.found, "planted", "reference")
+    assert path.parent.name == "multibyte_cuts" and path.name != "truncate-line.yaml"
+    assert "  - id:" in path.read_text("utf-8")  # this file indents its list
+    cases = load_cases_from(tmp_path)
+    (new,) = [case for case in cases if fuzz.PLACEHOLDER in case.why]
+    assert new.source.startswith(f"multibyte_cuts/{path.name}#")
+    assert len(cases) == len(load_cases()) + 1
 
 
 def test_case_yaml_keeps_lone_surrogates_and_odd_strings() -> None:
