@@ -18,13 +18,19 @@ builders nest and YAML anchors can name one):
 - `{$messages: LIST}`: the `message` of each `message` entry of LIST, in order (the other
   entries are left out);
 - `{$jsonl: LIST}`: a session file's text, each item as compact JSON on its own line,
-  each line ending in `\\n`.
+  each line ending in `\\n`;
+- `{$base64: STRING}`: the base64 of STRING's UTF-8 bytes (a `chunksB64` item whose
+  bytes are text, e.g. `{$base64: {$lines: "{n}", $count: 3000}}`).
+
+Repeated blocks nest the others: `{$repeat: {$concat: [{$repeat: y, $times: 1000}, "\\n"]},
+$times: 60}` is 60 lines of 1000 `y`s.
 
 Problems are `CorpusError`s naming where the builder is (`where`).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import struct
 from collections.abc import Callable, Mapping
@@ -139,6 +145,18 @@ def _jsonl(value: dict[str, Any], where: str) -> str:
     )
 
 
+def _base64(value: dict[str, Any], where: str) -> str:
+    text = value["$base64"]
+    if not isinstance(text, str):
+        raise CorpusError(f"{where}: $base64 takes a string")
+    try:
+        return base64.b64encode(text.encode("utf-8")).decode("ascii")
+    except UnicodeEncodeError:
+        raise CorpusError(
+            f"{where}: $base64 takes text UTF-8 can encode (no lone surrogate)"
+        ) from None
+
+
 def _count(value: Any, most: int) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= most
 
@@ -153,4 +171,5 @@ BUILDERS: Final[dict[str, tuple[set[str], Callable[[dict[str, Any], str], Any]]]
     "$slice": ({"$slice", "$from", "$to"}, _slice),
     "$messages": ({"$messages"}, _messages),
     "$jsonl": ({"$jsonl"}, _jsonl),
+    "$base64": ({"$base64"}, _base64),
 }

@@ -7,7 +7,7 @@ defaults (`op`, `rule`, `level`) applied and string builders expanded. Problems 
 
 Builders (so a 300 KB line, a lone surrogate or a 30,000-token session stays readable in
 YAML) are `conformance.builders`: `$repeat`, `$concat`, `$codeUnits`, `$lines`, `$session`,
-`$slice`, `$messages`, `$jsonl`.
+`$slice`, `$messages`, `$jsonl`, `$base64`. Renamed ids are `conformance.aliases`.
 """
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ from conformance.adapters import FAMILIES, PI_NAME, InstallError, canonical_name
 from conformance.adapters import pi as pi_adapter
 from conformance.adapters.named import install, parse_named
 from conformance.adapters.pi import PI_VERSION
+from conformance.aliases import lint as lint_aliases
 from conformance.cases import BOUNDARIES, Case, lint, load_cases, load_cases_from
 from conformance.changelog import main_changelog
 from conformance.cli_args import (
@@ -264,6 +265,8 @@ def _check_changelog_data(path: str) -> None:
 def _cases(options: argparse.Namespace) -> int:
     try:
         cases = load_cases_from(Path(options.root)) if options.root else load_cases()
+        # the alias table belongs to the shipped corpus
+        alias_problems = [] if options.root else lint_aliases(case.id for case in cases)
     except CorpusError as error:
         print(f"ctxspec: broken corpus: {error}", file=sys.stderr)
         return 2
@@ -273,7 +276,7 @@ def _cases(options: argparse.Namespace) -> int:
         return 0
     if options.action == "show":
         return _show_cases(cases, options.ids)
-    problems = lint(cases)
+    problems = lint(cases) + alias_problems
     for problem in problems:
         print(problem)
     print(f"{len(cases)} cases, {len(problems)} problems", file=sys.stderr)

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, Final, NoReturn, TypeVar
 
 from conformance.adapters.named import ENGINE_NAMES, FAMILIES, parse_named
+from conformance.aliases import new_id
 from conformance.cases import load_cases
 from conformance.changelog import parse_range
 from conformance.errors import CorpusError
@@ -340,6 +341,7 @@ def check_selection(case_ids: Sequence[str], boundaries: Sequence[str], ops: Seq
     """
     every = {case.id: case for case in load_cases()}
     active = [case for case in every.values() if case.status != "withdrawn"]
+    case_ids = [new_id(case_id) for case_id in case_ids]  # an old id names its renamed case
     for case_id in case_ids:
         if case_id not in every:
             what = f"no case has the id {case_id!r}{_hint(case_id, every)}"

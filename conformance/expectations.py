@@ -11,7 +11,9 @@ One YAML file per implementation under `expectations/` (or any file via
 
 A listed case runs as an expected failure; if it passes it is reported as an
 *unexpected pass*, which fails the run, so the lists stay true. A listed id that the
-corpus does not have is a `CorpusError`.
+corpus does not have is a `CorpusError`. A listed id the corpus renamed
+(`corpora/aliases.yaml`) applies to the new id; the old ids met are kept in `renamed`,
+for the caller to report (the suite: a `RenamedCaseWarning` in pytest's summary).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 import yaml
 
+from conformance.aliases import rename_keys
 from conformance.errors import CorpusError
 
 __all__ = ["Expectations", "default_expectations_file", "load_expectations"]
@@ -36,6 +39,7 @@ class Expectations:
     cases: dict[str, str] = field(default_factory=dict)
     properties: dict[str, str] = field(default_factory=dict)
     source: str = "(none)"
+    renamed: tuple[str, ...] = ()  # the old ids the file names (`cases` has the new ones)
 
     def check_ids(self, case_ids: Iterable[str]) -> None:
         unknown = sorted(set(self.cases) - set(case_ids))
@@ -72,9 +76,11 @@ def load_expectations(path: str | None, implementation: str) -> Expectations:
         ):
             raise CorpusError(f"{path}: `{key}` maps ids to a non-empty reason each")
         sections[key] = section
+    cases, renamed = rename_keys(sections["cases"])
     return Expectations(
         implementation=str(data.get("implementation", implementation)),
-        cases=sections["cases"],
+        cases=cases,
         properties=sections["properties"],
         source=path,
+        renamed=tuple(renamed),
     )

@@ -24,6 +24,7 @@ from typing import Any, Final
 
 import yaml
 
+from conformance.aliases import new_id, rename_keys, warn_renamed
 from conformance.errors import CorpusError
 
 __all__ = [
@@ -86,7 +87,7 @@ def load_changes(family: str, path: str | None = None) -> list[Change]:
                 name=str(item["name"]),
                 since=str(item["since"]),
                 reason=" ".join(str(item["reason"]).split()),
-                cases=tuple(item.get("cases") or ()),
+                cases=tuple(new_id(case_id) for case_id in item.get("cases") or ()),
                 diff=item.get("diff"),
                 ops=tuple(item.get("ops") or ()),
                 until=item.get("until"),
@@ -170,7 +171,9 @@ def write_expectations(
     old: dict[str, Any] = {}
     if path.is_file():
         old = yaml.safe_load(path.read_text("utf-8")) or {}
-    old_reasons = {**(old.get("cases") or {}), **(old.get("properties") or {})}
+    old_cases, renamed = rename_keys(old.get("cases") or {})  # written back under the new ids
+    warn_renamed(renamed, str(path))
+    old_reasons = {**old_cases, **(old.get("properties") or {})}
     changes = list(changes)
     sections: dict[str, dict[str, str]] = {"cases": {}, "properties": {}}
     counts = {"kept": 0, "explained": 0, "unexplained": 0, "dropped": 0}
@@ -205,7 +208,7 @@ def write_expectations(
     ran = {record["id"] for record in records}
     for entry_id, reason in old_reasons.items():  # not run this time (a partial run): kept
         if entry_id not in ran:
-            section = "cases" if entry_id in (old.get("cases") or {}) else "properties"
+            section = "cases" if entry_id in old_cases else "properties"
             sections[section][entry_id] = " ".join(str(reason).split())
             counts["kept"] += 1
     counts["dropped"] = len((set(old_reasons) & ran) - failing_ids)

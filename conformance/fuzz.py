@@ -26,9 +26,10 @@ missing or extra is a divergence (`$.firstLineExceedsLimit missing`), not an err
 
 Each minimal divergence becomes a case in the corpus format (`corpora/case.schema.json`)
 with the `--against` answer as the expectation: printed, and with `write_cases` appended
-to `DIR/<boundary>/fuzz-<op>.yaml` with an id, the op's most used rule and a why marked
-`FUZZ-PLACEHOLDER` for the author to edit. Draws, batches and shrinking depend only on
-the seed (and on the answers): the same seed gives the same report.
+to `DIR/<boundary>/<behaviour>.yaml` (the corpus file holding most of the op's cases) with
+an id, the op's most used rule and a why marked `FUZZ-PLACEHOLDER` for the author to edit.
+Draws, batches and shrinking depend only on the seed (and on the answers): the same seed
+gives the same report.
 """
 
 from __future__ import annotations
@@ -620,12 +621,14 @@ _CASE_KEY = re.compile(r"^(\s*)(?:- )?(op|rule): ['\"]?([A-Za-z0-9_.-]+)")
 
 
 @cache
-def _corpus_homes() -> dict[str, tuple[str, str]]:
-    """op -> (its boundary, its most used rule) in the shipped corpus. The case files are
-    scanned, not loaded (loading expands and validates 600 cases): a top-level `op:` or
-    `rule:` is a file's default, an indented one belongs to the case it is in."""
+def _corpus_homes() -> dict[str, tuple[str, str, str]]:
+    """op -> (its boundary, its most used rule, the behaviour file of that boundary holding
+    most of its cases, without `.yaml`) in the shipped corpus. The case files are scanned,
+    not loaded (loading expands and validates 900 cases): a top-level `op:` or `rule:` is a
+    file's default, an indented one belongs to the case it is in."""
     boundaries: dict[str, Counter[str]] = {}
     rules: dict[str, Counter[str]] = {}
+    files: dict[str, Counter[tuple[str, str]]] = {}
     for folder in cases_root().iterdir():
         if folder.name not in BOUNDARIES:
             continue
@@ -647,7 +650,13 @@ def _corpus_homes() -> dict[str, tuple[str, str]]:
                 if op and rule:
                     boundaries.setdefault(op, Counter())[folder.name] += 1
                     rules.setdefault(op, Counter())[rule] += 1
-    return {op: (_most_used(boundaries[op]), _most_used(rules[op])) for op in boundaries}
+                    files.setdefault(op, Counter())[folder.name, file.name[: -len(".yaml")]] += 1
+    homes = {}
+    for op, counts in boundaries.items():
+        boundary = _most_used(counts)
+        stems = Counter({stem: n for (b, stem), n in files[op].items() if b == boundary})
+        homes[op] = (boundary, _most_used(rules[op]), _most_used(stems))
+    return homes
 
 
 def _most_used(counts: Counter[str]) -> str:
@@ -657,7 +666,7 @@ def _most_used(counts: Counter[str]) -> str:
 
 def case_for(found: Found, impl_name: str, against_name: str) -> CaseText:
     """One minimal divergence as a case of the corpus format, expecting `against`'s answer."""
-    boundary, rule = _corpus_homes().get(found.op, ("multibyte_cuts", "TRUNC-1"))
+    boundary, rule, _ = _corpus_homes().get(found.op, ("multibyte_cuts", "TRUNC-1", ""))
     digest = hashlib.sha256((found.op + _key(found.args)).encode()).hexdigest()[:8]
     case_id = f"fuzz-{re.sub(r'[^a-z0-9]+', '-', found.op)}-{digest}"
     expect = found.expected.expectation()
@@ -707,26 +716,40 @@ def _file_head(op: str, boundary: str) -> str:
 def write_cases(
     directory: Path, found: Sequence[Found], impl_name: str, against_name: str
 ) -> list[Path]:
-    """Append each divergence to `directory/<boundary>/fuzz-<op>.yaml` (a corpus layout);
-    a case whose id the file already holds is not repeated. Returns the files written."""
+    """Append each divergence to `directory/<boundary>/<behaviour>.yaml` (a corpus layout):
+    the behaviour file of the corpus that holds most of the op's cases (`_corpus_homes`),
+    named after the op (`tool-read.yaml`) when the corpus has none, so `DIR` may be
+    `corpora/cases` itself. A case whose id the file already holds is not repeated.
+    Returns the files written."""
     written: list[Path] = []
     for item in found:
         case = case_for(item, impl_name, against_name)
         if case.boundary not in BOUNDARIES:
             raise ValueError(f"unknown boundary {case.boundary!r}")
-        path = directory / case.boundary / f"fuzz-{re.sub(r'[^a-z0-9]+', '-', item.op)}.yaml"
+        stem = _corpus_homes().get(item.op, ("", "", ""))[2]
+        stem = stem or re.sub(r"[^a-z0-9]+", "-", item.op)
+        path = directory / case.boundary / f"{stem}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.exists():
             existing = yaml.safe_load(path.read_text("utf-8")) or {}
             if any(c.get("id") == case.id for c in existing.get("cases", [])):
                 continue
             text = path.read_text("utf-8")
+            text += "" if text.endswith("\n") else "\n"
         else:
             text = _file_head(item.op, case.boundary).removeprefix("---\n")
-        path.write_text(text + case.text, "utf-8")
+        path.write_text(text + _indented(case.text, text), "utf-8")
         if path not in written:
             written.append(path)
     return written
+
+
+def _indented(case_text: str, file_text: str) -> str:
+    """`case_text` shifted to the indentation of the file's `- id:` items (some corpus files
+    indent their list under `cases:`), so the appended case stays an item of that list."""
+    found = re.search(r"^( *)- id:", file_text, re.MULTILINE)
+    pad = found.group(1) if found else ""
+    return "".join(pad + line if line.strip() else line for line in case_text.splitlines(True))
 
 
 # --- the summary ------------------------------------------------------------------------
@@ -795,7 +818,7 @@ def add_fuzz_command(commands: Any) -> None:
         "--write-cases",
         type=output_dir,
         metavar="DIR",
-        help="append minimal cases to DIR/<boundary>/fuzz-<op>.yaml",
+        help="append minimal cases to DIR/<boundary>/<behaviour>.yaml (the op's corpus file)",
     )
     parser.add_argument(
         "--json", type=output_file, metavar="FILE", help="write the per-op report as JSON"

@@ -41,6 +41,7 @@ from conformance.adapters.wire import (
     join_run,
     run_dir,
 )
+from conformance.aliases import RenamedCaseWarning, new_id, renamed_messages
 from conformance.cases import BOUNDARIES, Case, corpus_digest, load_cases
 from conformance.check import CaseMismatch
 from conformance.compare import shorten
@@ -185,6 +186,8 @@ def pytest_configure(config: pytest.Config) -> None:
     try:  # bad input, not a crash of the run: one `ERROR:` line and pytest's usage status
         expectations = load_expectations(path, impl)
         expectations.check_ids(case.id for case in load_cases())
+        for message in renamed_messages(expectations, config.getoption("case"), config):
+            config.issue_config_time_warning(RenamedCaseWarning(message), stacklevel=2)
     except CorpusError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[_expectations_key] = expectations
@@ -202,7 +205,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 def _selected(config: pytest.Config) -> Iterator[Case]:
-    wanted_ids = set(config.getoption("case"))
+    wanted_ids = {new_id(case_id) for case_id in config.getoption("case")}
     boundaries = set(config.getoption("boundary"))
     ops = set(config.getoption("op"))
     for case in load_cases():

@@ -54,6 +54,16 @@ class TestBuilders:
         built = expand({"$concat": ["x\n", {"$repeat": "é", "$times": 3}]})
         assert built == "x\nééé"
 
+    def test_base64_and_repeated_blocks(self) -> None:
+        """$base64 encodes the UTF-8 of what it holds; $repeat repeats a built block."""
+        assert expand({"$base64": {"$lines": "{n}", "$count": 3}}) == "MQoyCjM="
+        block = {"$concat": [{"$repeat": "y", "$times": 2}, "\n"]}
+        assert expand({"$repeat": block, "$times": 3}) == "yy\nyy\nyy\n"
+        template = {"$concat": ["f:{n}: ", {"$repeat": "k", "$times": 2}]}
+        assert expand({"$lines": template, "$count": 2}) == "f:1: kk\nf:2: kk"
+        with pytest.raises(CorpusError, match="lone surrogate"):
+            expand({"$base64": "\ud83d"}, "here")
+
     def test_code_units_make_lone_surrogates(self) -> None:
         """$codeUnits can build a lone surrogate and combines a pair."""
         assert expand({"$codeUnits": [0x61, 0xD83D]}) == "a\ud83d"

@@ -5,6 +5,7 @@ a broken implementation is counted, not fatal."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,11 +19,12 @@ from conformance import fuzz
 from conformance.adapters.base import Implementation, Reply
 from conformance.adapters.reference import ReferenceImplementation
 from conformance.adapters.wire import WireImplementation
-from conformance.cases import expand, lint, load_cases_from
+from conformance.cases import expand, lint, load_cases, load_cases_from
 from conformance.check import check_case
 from conformance.cli import main
 from conformance.protocol import OPS, OpError, validate_args
 from conformance.strategies.ops import OP_ARGS
+from corpora import cases_root
 
 FAKE = str(Path(__file__).with_name("fake_impl.py"))
 
@@ -134,10 +136,27 @@ def test_written_case_loads_lints_and_pins_the_oracle(tmp_path: Path) -> None:
     assert len(cases) == 1
     (case,) = cases
     assert case.id.startswith("fuzz-truncate-line-") and fuzz.PLACEHOLDER in case.why
+    # the file is the corpus's behaviour file for the op, not named after how it was found
+    homes = {case.source.split("#")[0] for case in load_cases() if case.op == "truncate.line"}
+    assert case.source.split("#")[0] in homes and "fuzz" not in case.source
     assert lint(cases) == []
     check_case(ReferenceImplementation(), case)  # the oracle's answer is the expectation
     with pytest.raises(AssertionError):
         check_case(Planted(), case)
+
+
+def test_written_case_joins_the_corpus_file_of_its_op(tmp_path: Path) -> None:
+    """Written into a copy of the corpus itself, the case is appended to the behaviour file
+    holding the op's cases (an indented list there), and the corpus still loads."""
+    shutil.copytree(str(cases_root()), tmp_path, dirs_exist_ok=True)
+    report = _fuzz("truncate.line", Planted())
+    (path,) = fuzz.write_cases(tmp_path, report.found, "planted", "reference")
+    assert path.parent.name == "multibyte_cuts" and path.name != "truncate-line.yaml"
+    assert "  - id:" in path.read_text("utf-8")  # this file indents its list
+    cases = load_cases_from(tmp_path)
+    (new,) = [case for case in cases if fuzz.PLACEHOLDER in case.why]
+    assert new.source.startswith(f"multibyte_cuts/{path.name}#")
+    assert len(cases) == len(load_cases()) + 1
 
 
 def test_case_yaml_keeps_lone_surrogates_and_odd_strings() -> None:

@@ -226,7 +226,7 @@ class TestReportCaps:
     ) -> None:
         """Wrong answers of 5 MB each, per case, make a report under 1 MB."""
         monkeypatch.setenv("FAKE_BYTES", "5000000")
-        cases = ["tail-cut-inside-4-byte-sequence-after-byte-2", "separator-byte-not-counted"]
+        cases = ["tail-cut-inside-4-byte-sequence-after-byte-2", "separator-byte-counted"]
         args = ["--impl", shlex.join(fake("huge-wrong")), "--case", cases[0], "--case", cases[1]]
         code, output, data = conform(tmp_path, *args)
         assert code == 1, output[:5000]
@@ -237,13 +237,13 @@ class TestReportCaps:
 
 EIGHT = [  # truncate cases whose expected content does not start with the fake's "y"
     "tail-cut-inside-4-byte-sequence-after-byte-2",
-    "separator-byte-not-counted",
-    "output-bytes-counted-in-code-units",
-    "lone-surrogate-counted-as-one-byte",
-    "lone-surrogates-exact-fit-truncated",
-    "surrogate-pair-counted-as-two-lone-surrogates",
-    "reversed-surrogates-counted-as-one-char",
-    "crlf-carriage-return-not-counted",
+    "separator-byte-counted",
+    "output-bytes-counted-in-utf8",
+    "lone-surrogate-counted-as-three-bytes",
+    "lone-surrogates-exact-fit-not-truncated",
+    "surrogate-pair-counted-as-one-4-byte-char",
+    "reversed-surrogates-counted-as-two-lone-surrogates",
+    "crlf-carriage-return-counted",
 ]
 
 
@@ -403,7 +403,7 @@ class TestStartup:
 
 
 CASE = "tail-cut-inside-4-byte-sequence-after-byte-2"
-TWO = ["--case", CASE, "--case", "astral-char-ending-at-500-counted-as-one"]
+TWO = ["--case", CASE, "--case", "astral-char-ending-at-500-counted-as-two-units"]
 
 # One row per fault: the fake's modes, its $FAKE_BYTES, the selection, the statuses the
 # JSON results report (None: no record, the run stopped at start-up) and the exit code.

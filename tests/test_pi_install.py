@@ -157,7 +157,7 @@ class TestRipgrep:
     def test_missing_ripgrep_makes_grep_cases_errors_not_failures(self, tmp_path: Path) -> None:
         """`ctxspec conform --impl pi@0.85.0` on a machine without rg: grep cases are errors."""
         results = tmp_path / "results.json"
-        cases = ["grep-missing-path-searches-cwd", "grep-glob-ignored"]
+        cases = ["grep-missing-path-rejected", "grep-glob-matches-file-names"]
         args = ["conform", "--impl", "pi@0.85.0", "--json", str(results)]
         args += [arg for case in cases for arg in ("--case", case)]
         # the patch imports the suite before pytest starts, which pytest warns about
