@@ -45,7 +45,7 @@ def _shipped() -> list[str]:
 
 IMPLEMENTATIONS = _shipped()
 RELEASES = [name for name in IMPLEMENTATIONS if name.startswith("pi@")]
-ENGINES = ["reference", "fastengine"]  # this package's own (conformance.adapters.ENGINES)
+ENGINES = ["reference", "fastengine"]  # this package's own (conformance.transport.resolve.ENGINES)
 PORTS = [name for name in IMPLEMENTATIONS if name not in ENGINES and name not in RELEASES]
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from stream_memory import parse_size  # a sibling script
 
-from conformance.adapters.pi import ensure_installed
+from conformance.harnesses.pi import ensure_installed
 from corpora.generators.logs import cached_stream_log
 
 HERE = Path(__file__).resolve().parent

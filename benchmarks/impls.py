@@ -1,7 +1,7 @@
 """Any implementation measured over protocol v1: `ctxspec bench --impl X` (one or more).
 
 Each implementation runs as its own process (the reference and the fast engine too,
-`python -m conformance.adapters.reference` and `python -m conformance.adapters.fastengine`),
+`python -m conformance.harnesses.reference` and `python -m conformance.harnesses.fastengine`),
 a fresh one per input size or session length, so its
 peak memory (`VmHWM` of the process and its descendants, read from /proc) belongs to
 that size alone. Every request is sent `rounds` times and reported as medians.
@@ -41,10 +41,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from conformance.adapters import canonical_name, engine_command
-from conformance.adapters.named import InstallError, install, parse_named
-from conformance.adapters.wire import WireImplementation
 from conformance.errors import AdapterError
+from conformance.transport.named import InstallError, install, parse_named
+from conformance.transport.resolve import canonical_name, engine_command
+from conformance.transport.wire import WireImplementation
 
 __all__ = [
     "HELPERS",

@@ -34,7 +34,7 @@ from impls import (
 from stream_memory import parse_size  # a sibling script
 from test_bench_sessions import make_session  # the session shape the other benchmarks time
 
-from conformance.adapters import canonical_name
+from conformance.transport.resolve import canonical_name
 from corpora.generators.logs import STREAM_FLAVOURS, cached_stream_log
 
 HERE = Path(__file__).resolve().parent

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { materialize, realPath, removeTree } from "../conformance/adapters/pi/tree.mjs";
+import { materialize, realPath, removeTree } from "../conformance/harnesses/kit/tree.mjs";
 
 const [packageDir, treeFile, cwd, agentDir, roundsText] = process.argv.slice(2);
 const load = (relative) => import(pathToFileURL(join(packageDir, "dist", relative)).href);

@@ -20,7 +20,7 @@ const [packageDir, sessionFile, mode] = process.argv.slice(2);
 const load = (relative) => import(pathToFileURL(join(packageDir, "dist", relative)).href);
 const here = dirname(fileURLToPath(import.meta.url));
 const { hostSession } = await import(
-  pathToFileURL(join(here, "..", "conformance", "adapters", "pi", "host.mjs")).href
+  pathToFileURL(join(here, "..", "conformance", "harnesses", "pi", "host.mjs")).href
 );
 const compaction = await load("core/compaction/compaction.js");
 const branch = await load("core/compaction/branch-summarization.js");

@@ -50,7 +50,7 @@ import session_figures  # noqa: E402
 import stream_figures  # noqa: E402
 import stream_memory  # noqa: E402
 
-from conformance.adapters import canonical_name  # noqa: E402
+from conformance.transport.resolve import canonical_name  # noqa: E402
 from corpora.generators.logs import STREAM_FLAVOURS  # noqa: E402
 
 SESSION_SIZES = "1000,10000,100000"

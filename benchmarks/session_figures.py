@@ -43,7 +43,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from conformance.adapters import pi as pi_adapter
+from conformance.harnesses import pi as pi_adapter
 from fastengine import (
     RunTree,
     build_session_context,

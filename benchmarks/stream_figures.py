@@ -23,7 +23,7 @@ from pathlib import Path
 
 from stream_memory import parse_size  # a sibling script
 
-from conformance.adapters.pi import ensure_installed
+from conformance.harnesses.pi import ensure_installed
 from corpora.generators.logs import STREAM_FLAVOURS, cached_stream_log
 from fastengine import OutputAccumulator, persist_stream
 

@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from conformance.adapters.pi import ensure_installed
+from conformance.harnesses.pi import ensure_installed
 from corpora.generators.logs import cached_stream_log
 
 CACHE = Path(__file__).resolve().parent.parent / ".cache" / "bench"

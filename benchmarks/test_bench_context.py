@@ -71,7 +71,7 @@ def test_reference_discovery_and_prompt(benchmark: Any, tree_case: Any) -> None:
 
 
 def test_pi_discovery_and_prompt(benchmark: Any, tree_case: Any, tmp_path: Path) -> None:
-    pi = pytest.importorskip("conformance.adapters.pi")
+    pi = pytest.importorskip("conformance.harnesses.pi")
     try:
         install = pi.ensure_installed(quiet=True)
     except pi.PiInstallError as error:

@@ -74,7 +74,7 @@ def test_reference_navigate_tree(benchmark: Any, helpers: dict[str, Any]) -> Non
 
 
 def test_pi_session_helpers(benchmark: Any, session: dict[str, Any], tmp_path: Path) -> None:
-    pi = pytest.importorskip("conformance.adapters.pi")
+    pi = pytest.importorskip("conformance.harnesses.pi")
     try:
         install = pi.ensure_installed(quiet=True)
     except pi.PiInstallError as error:

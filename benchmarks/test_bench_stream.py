@@ -63,7 +63,7 @@ def test_reference_stream_tail_persisted(
 
 
 def test_pi_stream_tail(benchmark: Any, stream_log_path: Path) -> None:
-    pi = pytest.importorskip("conformance.adapters.pi")
+    pi = pytest.importorskip("conformance.harnesses.pi")
     try:
         install = pi.ensure_installed(quiet=True)
     except pi.PiInstallError as error:

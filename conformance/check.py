@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
-from conformance.adapters.base import Implementation, Reply
 from conformance.cases import Case, rule_index
 from conformance.compare import differences, render, render_value, shorten
 from conformance.protocol import validate_shape
 from conformance.results import Findings
+from conformance.transport.base import Implementation, Reply
 
 __all__ = [
     "CaseMismatch",

@@ -38,13 +38,8 @@ from typing import Any
 
 import pytest
 
-from conformance.adapters import FAMILIES, PI_NAME, InstallError, canonical_name, prepare
-from conformance.adapters import pi as pi_adapter
-from conformance.adapters.named import install, parse_named
-from conformance.adapters.pi import PI_VERSION
 from conformance.aliases import lint as lint_aliases
 from conformance.cases import BOUNDARIES, Case, lint, load_cases, load_cases_from
-from conformance.changelog import main_changelog
 from conformance.cli_args import (
     USAGE_STATUS,
     Parser,
@@ -70,10 +65,15 @@ from conformance.cli_args import (
 from conformance.cli_args import flavours as flavour_list
 from conformance.errors import CorpusError
 from conformance.expectations import default_expectations_file, load_expectations
-from conformance.expectations_write import load_changes, write_expectations
-from conformance.fuzz import add_fuzz_command
-from conformance.matrix import add_matrix_command
-from conformance.sweep import add_sweep_command
+from conformance.harnesses import pi as pi_adapter
+from conformance.harnesses.pi import PI_VERSION
+from conformance.tools.changelog import main_changelog
+from conformance.tools.expectations_write import load_changes, write_expectations
+from conformance.tools.fuzz import add_fuzz_command
+from conformance.tools.matrix import add_matrix_command
+from conformance.tools.sweep import add_sweep_command
+from conformance.transport.named import install, parse_named
+from conformance.transport.resolve import FAMILIES, PI_NAME, InstallError, canonical_name, prepare
 
 __all__ = ["main"]
 

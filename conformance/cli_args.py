@@ -17,7 +17,7 @@ errors), before anything runs; never a traceback:
 
 The `--impl` rule (`impl_spec`): `reference` or `fastengine` (this package's engines),
 `NAME@VERSION` of a family in
-`adapters.named.FAMILIES` (a bare family name takes its default version), or a command
+`transport.named.FAMILIES` (a bare family name takes its default version), or a command
 line. One word of the form `NAME@VERSION` whose NAME is not a family, and that is no
 executable on PATH nor an existing path, is refused, naming the families; so is a known
 family with a version that is not MAJOR.MINOR.PATCH (`pi@x`). Any other command that
@@ -40,12 +40,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final, NoReturn, TypeVar
 
-from conformance.adapters.named import ENGINE_NAMES, FAMILIES, parse_named
 from conformance.aliases import new_id
 from conformance.cases import load_cases
-from conformance.changelog import parse_range
 from conformance.errors import CorpusError
 from conformance.expectations import default_expectations_file, load_expectations
+from conformance.tools.changelog import parse_range
+from conformance.transport.named import ENGINE_NAMES, FAMILIES, parse_named
 from corpora.generators.logs import STREAM_FLAVOURS
 
 try:  # pytest's own -k parser (private: if it moves, pytest itself reports a bad -k)

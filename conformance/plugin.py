@@ -32,15 +32,6 @@ import pytest
 from hypothesis import settings
 
 from conformance import DATA_VERSION, __version__
-from conformance.adapters import Implementation, InstallError, open_implementation
-from conformance.adapters.named import ENGINE_NAMES
-from conformance.adapters.pi import PI_VERSION
-from conformance.adapters.wire import (
-    DEFAULT_MAX_ANSWER_BYTES,
-    WireImplementation,
-    join_run,
-    run_dir,
-)
 from conformance.aliases import RenamedCaseWarning, new_id, renamed_messages
 from conformance.cases import BOUNDARIES, Case, corpus_digest, load_cases
 from conformance.check import CaseMismatch
@@ -59,6 +50,7 @@ from conformance.examples import (
     without_local_constants,
 )
 from conformance.expectations import Expectations, default_expectations_file, load_expectations
+from conformance.harnesses.pi import PI_VERSION
 from conformance.protocol import PROTOCOL_VERSION
 from conformance.recording import Recording, append_failure, restarting_each_example
 from conformance.results import (
@@ -75,6 +67,14 @@ from conformance.results import (
     terminal_lines,
 )
 from conformance.tracebacks import forget_locals, forgetting
+from conformance.transport.named import ENGINE_NAMES
+from conformance.transport.resolve import Implementation, InstallError, open_implementation
+from conformance.transport.wire import (
+    DEFAULT_MAX_ANSWER_BYTES,
+    WireImplementation,
+    join_run,
+    run_dir,
+)
 
 STARTUP_FAILED_STATUS: Final = 6  # the implementation did not start: nothing was run
 _expectations_key = pytest.StashKey[Expectations]()

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from conformance.adapters.base import Implementation, Reply
+from conformance.transport.base import Implementation, Reply
 
 __all__ = ["Recording", "append_failure", "read_failures", "restarting_each_example"]
 

@@ -19,7 +19,7 @@ author sees the few things to fix before the many cases they break.
 
 Functions: `describe` and `classify` read a pytest item and report; `record` builds the
 record; `divergence_classes` groups records; `terminal_lines`, `results_document` and
-`markdown` are the three renderers (`conformance.matrix` renders several runs).
+`markdown` are the three renderers (`conformance.tools.matrix` renders several runs).
 docs/results.md says what each status means and where *error* ends and *failure* begins.
 """
 

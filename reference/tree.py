@@ -134,7 +134,7 @@ class Listing:
 
     @classmethod
     def from_wire(cls, tree: Mapping[str, Any]) -> Listing:
-        """The listing of a protocol v1 virtual tree (see `conformance/adapters/tree.py`).
+        """The listing of a protocol v1 virtual tree (see `conformance/harnesses/kit/tree.py`).
 
         >>> listing = Listing.from_wire({"ws/AGENTS.md": "hi", "ws/l": {"symlink": "AGENTS.md"}})
         >>> listing.read_text("/ws/l"), listing.realpath("/ws/l")

@@ -52,7 +52,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conformance.adapters.reference import HELLO, handle
+from conformance.harnesses.reference import HELLO, handle
 
 
 def _setsid_child(modes: set[str], state: Path) -> None:

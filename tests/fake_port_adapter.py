@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conformance.adapters.jsonlines import Refused, Unsupported, dispatch, serve
-from conformance.adapters.tree import laid_out, real_argument, real_path, virtualize
+from conformance.harnesses.kit.jsonlines import Refused, Unsupported, dispatch, serve
+from conformance.harnesses.kit.tree import laid_out, real_argument, real_path, virtualize
 
 
 def read(args: dict[str, Any]) -> Any:

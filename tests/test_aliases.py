@@ -15,7 +15,7 @@ from conformance.cases import load_cases
 from conformance.cli import main
 from conformance.cli_args import check_selection
 from conformance.expectations import default_expectations_file, load_expectations
-from conformance.expectations_write import load_changes, write_expectations
+from conformance.tools.expectations_write import load_changes, write_expectations
 
 OLD, NEW = "negative-max-chars-keeps-nothing", "negative-max-chars-counts-from-end"
 CONFORM = [sys.executable, "-m", "conformance.cli", "conform", "--impl", "reference"]

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from conformance.adapters import fastengine, reference
-from conformance.adapters.reference import handle
+from conformance.harnesses import fastengine, reference
+from conformance.harnesses.reference import handle
 from conformance.protocol import validate_args, validate_result
 from corpora.generators.logs import cached_stream_log
 
@@ -168,7 +168,7 @@ def test_the_fast_engine_is_raced_over_its_bench_ops(inputs: dict[str, Any]) -> 
 
 
 def test_pi_bench_ops_agree_with_the_reference(inputs: dict[str, Any]) -> None:
-    pi = pytest.importorskip("conformance.adapters.pi")
+    pi = pytest.importorskip("conformance.harnesses.pi")
     try:
         pi.ensure_installed(quiet=True)
     except pi.PiInstallError as error:

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.changelog import Outcome, _stable, bisect_changes, parse_range, render
-from conformance.expectations_write import (
+from conformance.tools.changelog import Outcome, _stable, bisect_changes, parse_range, render
+from conformance.tools.expectations_write import (
     UNEXPLAINED,
     Change,
     load_changes,

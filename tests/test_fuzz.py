@@ -15,15 +15,15 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 
-from conformance import fuzz
-from conformance.adapters.base import Implementation, Reply
-from conformance.adapters.reference import ReferenceImplementation
-from conformance.adapters.wire import WireImplementation
 from conformance.cases import expand, lint, load_cases, load_cases_from
 from conformance.check import check_case
 from conformance.cli import main
+from conformance.harnesses.reference import ReferenceImplementation
 from conformance.protocol import OPS, OpError, validate_args
 from conformance.strategies.ops import OP_ARGS
+from conformance.tools import fuzz
+from conformance.transport.base import Implementation, Reply
+from conformance.transport.wire import WireImplementation
 from corpora import cases_root
 
 FAKE = str(Path(__file__).with_name("fake_impl.py"))
@@ -177,7 +177,7 @@ def test_case_yaml_keeps_lone_surrogates_and_odd_strings() -> None:
 
 
 def test_reference_agrees_with_itself_over_the_wire() -> None:
-    wire = WireImplementation([sys.executable, "-m", "conformance.adapters.reference"])
+    wire = WireImplementation([sys.executable, "-m", "conformance.harnesses.reference"])
     try:
         reports = fuzz.fuzz(wire, ReferenceImplementation(), ops=None, examples=4, seed=3)
     finally:

@@ -20,7 +20,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.adapters.wire import STDERR_TAIL_BYTES, WireImplementation
 from conformance.compare import differences as diff
 from conformance.compare import render, render_value, shorten
 from conformance.errors import (
@@ -32,6 +31,7 @@ from conformance.errors import (
     Timeout,
 )
 from conformance.plugin import STARTUP_FAILED_STATUS
+from conformance.transport.wire import STDERR_TAIL_BYTES, WireImplementation
 
 ARGS = {"content": "a\nb\nc", "maxLines": 2}
 Fake = Callable[..., list[str]]

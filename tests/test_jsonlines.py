@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from conformance.adapters import jsonlines
-from conformance.adapters.ports.pyrun import PYRUN
-from conformance.adapters.wire import WireImplementation
+from conformance.harnesses.kit import jsonlines
+from conformance.harnesses.kit.pyrun import PYRUN
+from conformance.transport.wire import WireImplementation
 
 FAKE = Path(__file__).with_name("fake_port_adapter.py")
 OUT = {"w/a.txt": "a", "w/out": {"symlink": "../../../../../../../../etc"}}
@@ -39,9 +39,10 @@ class TestLoopInAPortsVenv:
         reply = port.call("messages.convert", {"messages": []})
         assert reply.result[0]["content"].split() == [
             "conformance",
-            "conformance.adapters",
-            "conformance.adapters.jsonlines",
-            "conformance.adapters.tree",
+            "conformance.harnesses",
+            "conformance.harnesses.kit",
+            "conformance.harnesses.kit.jsonlines",
+            "conformance.harnesses.kit.tree",
             "reference",
             "reference.errors",
         ]

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from conformance.cases import load_cases
-from conformance.matrix import build_matrix, render_html, run_matrix, slug, write_matrix
+from conformance.tools.matrix import build_matrix, render_html, run_matrix, slug, write_matrix
 
 TESTS = Path(__file__).resolve().parent
 CASES = [c.id for c in load_cases() if c.op == "truncate.tail" and c.expect_error is None][:3]

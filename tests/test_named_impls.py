@@ -9,10 +9,10 @@ from typing import Any, ClassVar
 
 import pytest
 
-from conformance.adapters import canonical_name
-from conformance.adapters import pi as pi_adapter
-from conformance.adapters.cache import STAMP, ensure
-from conformance.adapters.named import InstallError, parse_named
+from conformance.harnesses import pi as pi_adapter
+from conformance.transport.cache import STAMP, ensure
+from conformance.transport.named import InstallError, parse_named
+from conformance.transport.resolve import canonical_name
 
 
 class TestNames:

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters import open_implementation
-from conformance.adapters import pi as pi_adapter
-from conformance.adapters.pi import PiInstallError, cache_root, ensure_installed
-from conformance.adapters.wire import WireImplementation
 from conformance.errors import EnvironmentMissing
+from conformance.harnesses import pi as pi_adapter
+from conformance.harnesses.pi import PiInstallError, cache_root, ensure_installed
+from conformance.transport.resolve import open_implementation
+from conformance.transport.wire import WireImplementation
 
-PACKAGE_DIR = Path(__file__).resolve().parent.parent / "conformance" / "adapters" / "pi"
+PACKAGE_DIR = Path(__file__).resolve().parent.parent / "conformance" / "harnesses" / "pi"
 
 
 class TestPiInstall:
@@ -163,7 +163,7 @@ class TestRipgrep:
         # the patch imports the suite before pytest starts, which pytest warns about
         args += ["--", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
         script = (
-            "import sys; from conformance.adapters import pi; "
+            "import sys; from conformance.harnesses import pi; "
             "pi.ripgrep_dir = lambda: None; "
             "from conformance.cli import main; sys.exit(main(sys.argv[1:]))"
         )

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters.base import Implementation
-from conformance.adapters.cache import cache_root
-from conformance.adapters.named import InstallError
-from conformance.adapters.ports import oh_my_pi
-from conformance.adapters.wire import WireImplementation
+from conformance.harnesses import oh_my_pi
+from conformance.transport.base import Implementation
+from conformance.transport.cache import cache_root
+from conformance.transport.named import InstallError
+from conformance.transport.wire import WireImplementation
 
 VERSION = "18.3.4"
 

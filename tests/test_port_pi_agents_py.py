@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters import open_implementation
-from conformance.adapters.base import Implementation
-from conformance.adapters.cache import cache_root
-from conformance.adapters.named import parse_named
-from conformance.adapters.ports import pi_agents_py
-from conformance.adapters.ports.pyrun import PYRUN
+from conformance.harnesses import pi_agents_py
+from conformance.harnesses.kit.pyrun import PYRUN
+from conformance.transport.base import Implementation
+from conformance.transport.cache import cache_root
+from conformance.transport.named import parse_named
+from conformance.transport.resolve import open_implementation
 
 SPEC = "pi-agents-py@0.58.3"
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from conformance.adapters.reference import HELLO, handle
+from conformance.harnesses.reference import HELLO, handle
 from conformance.protocol import validate_result
 from reference.errors import InvalidInput
 from reference.tokens import get_last_assistant_usage

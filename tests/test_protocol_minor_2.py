@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from conformance.adapters.reference import handle
+from conformance.harnesses.reference import handle
 from conformance.protocol import validate_args, validate_result
 
 SKILL = "---\nname: {name}\ndescription: d\n---\n"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters import pi as pi_adapter
+from conformance.harnesses import pi as pi_adapter
 from reference._jsregex import JsSyntaxError, canonical_unit, compile_js, units
 from reference.errors import InvalidInput
 from reference.ignore import IgnoreMatcher, IgnoreRuleError, scan_patterns

@@ -12,13 +12,11 @@ from typing import Any
 
 import pytest
 
-from conformance.adapters.base import Implementation, Reply
-from conformance.adapters.reference import HELLO, handle
 from conformance.cases import Case, load_cases
 from conformance.check import CaseMismatch, check_case
 from conformance.compare import differences
 from conformance.errors import ProtocolViolation
-from conformance.matrix import build_matrix, render_html
+from conformance.harnesses.reference import HELLO, handle
 from conformance.protocol import result_kinds, validate_shape
 from conformance.results import (
     Findings,
@@ -28,6 +26,8 @@ from conformance.results import (
     markdown,
     results_document,
 )
+from conformance.tools.matrix import build_matrix, render_html
+from conformance.transport.base import Implementation, Reply
 
 Fake = Callable[..., list[str]]
 MISSING = "truncate.tail $.firstLineExceedsLimit missing"

@@ -27,12 +27,12 @@ from typing import Any, Final
 import pytest
 from test_hostile import alive  # a sibling test module: whether a pid is a live process
 
-from conformance.adapters import open_implementation
-from conformance.adapters import pi as pi_adapter
-from conformance.adapters.base import Implementation
-from conformance.adapters.tree import real_path, validate_tree
-from conformance.adapters.wire import RUN_VARIABLE, WireImplementation
 from conformance.cases import load_cases
+from conformance.harnesses import pi as pi_adapter
+from conformance.harnesses.kit.tree import real_path, validate_tree
+from conformance.transport.base import Implementation
+from conformance.transport.resolve import open_implementation
+from conformance.transport.wire import RUN_VARIABLE, WireImplementation
 from reference.errors import InvalidInput
 
 Fake = Callable[..., list[str]]
@@ -125,7 +125,7 @@ class TestConfinement:
     def test_pi_adapter_rewrites_only_its_own_temp_dir(self) -> None:
         """The Pi adapter's error text shows its own temp dir as <tmp>, and /tmp/... as is."""
         install = pi_adapter.ensure_installed(quiet=True)
-        errors = Path(pi_adapter.__file__).parent / "errors.mjs"
+        errors = Path(pi_adapter.__file__).parent.parent / "kit" / "errors.mjs"
         script = textwrap.dedent(f"""
             import {{ ownTmp, wireError }} from {json.dumps(errors.as_uri())};
             import {{ tmpdir }} from "node:os";
@@ -287,7 +287,7 @@ INSTALLER = textwrap.dedent(
     """
     import os, sys, time
     from pathlib import Path
-    from conformance.adapters.cache import ensure
+    from conformance.transport.cache import ensure
 
     def build(work):
         with open(sys.argv[1], "a") as log:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from conformance.adapters.base import Implementation, Reply
-from conformance.adapters.reference import ReferenceImplementation
-from conformance.sweep import loose, sweep_requests
+from conformance.harnesses.reference import ReferenceImplementation
+from conformance.tools.sweep import loose, sweep_requests
+from conformance.transport.base import Implementation, Reply
 
 
 class Tweaked(ReferenceImplementation):

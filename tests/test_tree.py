@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapters.tree import materialize, real_path, validate_tree, virtualize
+from conformance.harnesses.kit.tree import materialize, real_path, validate_tree, virtualize
 from reference.errors import InvalidInput
 
 

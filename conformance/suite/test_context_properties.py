@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.adapters.base import Implementation
-from conformance.adapters.reference import handle
 from conformance.check import answer, assert_same, result_of
+from conformance.harnesses.reference import handle
 from conformance.strategies.trees import GATED_MARK, context_trees, trust_stores
+from conformance.transport.base import Implementation
 
 B2 = "instruction_ordering"
 B3 = "trust_denial"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from conformance.adapters.base import Implementation
 from conformance.cases import Case
 from conformance.check import check_case
+from conformance.transport.base import Implementation
 
 
 def test_case(golden_case: Case, impl: Implementation) -> None:

@@ -14,15 +14,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.adapters.base import Implementation
-from conformance.adapters.reference import handle
 from conformance.check import answer, assert_same, result_of
+from conformance.harnesses.reference import handle
 from conformance.strategies.sessions import (
     agent_runs,
     linear_sessions,
     session_trees,
     tree_with_leaves,
 )
+from conformance.transport.base import Implementation
 
 B4 = "compaction_threshold"
 B5 = "lca_navigation"

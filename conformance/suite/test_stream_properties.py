@@ -14,10 +14,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from conformance.adapters.base import Implementation
-from conformance.adapters.reference import handle
 from conformance.check import answer, assert_same, result_of
 from conformance.compare import differences, render
+from conformance.harnesses.reference import handle
 from conformance.strategies.ops import chunked_streams
 from conformance.strategies.streams import (
     byte_streams,
@@ -26,6 +25,7 @@ from conformance.strategies.streams import (
     encode_chunks,
     stream_limits,
 )
+from conformance.transport.base import Implementation
 
 B1 = "multibyte_cuts"
 OP = "stream.tail"

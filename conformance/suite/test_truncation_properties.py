@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.adapters.base import Implementation
-from conformance.adapters.reference import handle
 from conformance.check import answer, assert_same, result_of
+from conformance.harnesses.reference import handle
 from conformance.strategies.text import limits_near, line_limit, texts
+from conformance.transport.base import Implementation
 from reference import _utf8
 from reference._utf16 import canonical, code_units, has_surrogates
 

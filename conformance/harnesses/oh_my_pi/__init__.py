@@ -1,0 +1,167 @@
+"""`--impl oh-my-pi@VERSION`: the fork `@oh-my-pi/pi-coding-agent`, run on Bun.
+
+The fork ships TypeScript sources that only Bun runs (`engines.bun >= 1.3.14`). Its
+package, its `@oh-my-pi` siblings and Bun itself (the npm package `bun`, whose binary
+comes in the platform package `@oven/bun-linux-x64`; the `bun` package's postinstall only
+links it, so the binary is used directly) are installed into the cache on first use, from
+the committed `oh_my_pi/package.json` + `package-lock.json` (exact versions, integrity
+hashes) with `npm install --ignore-scripts`, and the lock must come out unchanged: `npm
+ci` refuses this lock, because pi-natives 18.2.10 names optional platform packages the
+registry never had (darwin, win32, linux-arm64 at 18.2.10), which no lock can hold.
+The adapter (`oh_my_pi/adapter.mjs`) runs from where ctxspec is installed, with HOME (and
+the XDG directories) inside the install, so no user's omp settings reach it.
+
+Two pieces of 18.3.4 are not on the registry, and the committed manifest says what
+stands in for them:
+
+- its siblings at 18.3.4 (`pi-agent-core`, `pi-tui`, `pi-utils`, ...): the newest earlier
+  release of each (npm `overrides`);
+- a native addon for the newest `pi-natives` loader (18.2.10; the addon package has
+  18.2.3 and 18.2.11): the 18.2.11 addon. The loader refuses an addon of another release
+  when it is loaded from `node_modules`, and accepts it, as the fork's own workspace
+  builds do, from a directory outside `node_modules`: the install moves `pi-natives` to
+  `workspace/pi-natives` (with the addon beside its loader) and links it back.
+
+Modules of the fork that still do not load against these siblings leave their ops out
+of `hello` (reported unsupported).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Final
+
+from conformance.transport.cache import ensure, run_logged
+from conformance.transport.named import InstallError, Launch
+
+__all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
+
+PACKAGE: Final = "@oh-my-pi/pi-coding-agent"
+SUPPORTED: Final = ("18.3.4",)
+_BUN: Final = ("node_modules", "@oven", "bun-linux-x64", "bin", "bun")
+_NATIVES: Final = ("node_modules", "@oh-my-pi", "pi-natives")
+_ADDON: Final = ("node_modules", "@oh-my-pi", "pi-natives-linux-x64")
+_WORKSPACE: Final = ("workspace", "pi-natives")
+_FILES: Final = ("package.json", "package-lock.json")
+
+
+def _folder() -> Path:
+    return Path(str(resources.files(__name__)))
+
+
+ADAPTER: Final = _folder() / "adapter.mjs"
+
+
+def package_files() -> dict[str, bytes]:
+    """The committed manifest and lock, by file name."""
+    return {name: (_folder() / name).read_bytes() for name in _FILES}
+
+
+def _key(files: dict[str, bytes]) -> str:
+    digest = hashlib.sha256()
+    for name in _FILES:
+        digest.update(name.encode() + b"\0" + files[name])
+    return digest.hexdigest()[:16]
+
+
+def _check(version: str) -> Callable[[Path], str | None]:
+    def check(root: Path) -> str | None:
+        """What is missing in an install: Bun, the fork, the natives loader and its addon."""
+        bun = root.joinpath(*_BUN)
+        if not bun.is_file() or not os.access(bun, os.X_OK):
+            return "the bun binary (@oven/bun-linux-x64/bin/bun) is missing"
+        try:
+            manifest = root.joinpath("node_modules", PACKAGE, "package.json")
+            installed = json.loads(manifest.read_text())
+        except (OSError, ValueError):
+            return f"{PACKAGE}/package.json is missing"
+        if installed.get("version") != version:
+            return f"{PACKAGE} is {installed.get('version')}, not {version}"
+        natives = root.joinpath(*_WORKSPACE)
+        if not natives.joinpath("package.json").is_file():
+            return "workspace/pi-natives/package.json is missing"
+        if not any(natives.joinpath("native").glob("*.node")):
+            return "the pi-natives addon (workspace/pi-natives/native/*.node) is missing"
+        return None
+
+    return check
+
+
+def _place_natives(root: Path) -> None:
+    """Move pi-natives out of node_modules (linked back), the addon beside its loader."""
+    natives = root.joinpath(*_NATIVES)
+    addon = root.joinpath(*_ADDON)
+    if not natives.is_dir() or natives.is_symlink():
+        raise InstallError("oh-my-pi: npm did not install @oh-my-pi/pi-natives")
+    if not addon.is_dir():
+        raise InstallError(
+            "oh-my-pi: no pi-natives addon for this platform (@oh-my-pi/pi-natives-linux-x64 "
+            "is the only one locked)"
+        )
+    workspace = root.joinpath(*_WORKSPACE)
+    workspace.parent.mkdir(parents=True, exist_ok=True)
+    natives.rename(workspace)
+    natives.symlink_to(os.path.relpath(workspace, natives.parent))
+    for binary in addon.glob("*.node"):
+        shutil.copy2(binary, workspace / "native" / binary.name)
+
+
+def _build(files: dict[str, bytes], quiet: bool) -> Callable[[Path], None]:
+    def build(work: Path) -> None:
+        npm = shutil.which("npm")
+        if npm is None:
+            raise InstallError(
+                "npm is not on PATH: it is needed once, to install oh-my-pi and Bun from the "
+                "npm registry (install Node.js with npm)"
+            )
+        for name, data in files.items():
+            (work / name).write_bytes(data)
+        if not quiet:
+            print(
+                f"ctxspec: installing {PACKAGE}@18.3.4 and Bun from the committed lock "
+                "(once, about 1 min and 1.4 GB)...",
+                file=sys.stderr,
+                flush=True,
+            )
+        command = [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts"]
+        run_logged(command, cwd=work, quiet=quiet, what="npm install of oh-my-pi@18.3.4")
+        if (work / "package-lock.json").read_bytes() != files["package-lock.json"]:
+            raise InstallError(
+                "oh-my-pi: npm resolved another tree than the committed package-lock.json"
+            )
+        _place_natives(work)
+
+    return build
+
+
+def install(version: str, *, quiet: bool = False) -> Launch:
+    """The cached install of the fork (made on first use) and its adapter run by Bun."""
+    if version not in SUPPORTED:
+        raise InstallError(
+            f"oh-my-pi@{version} is not supported: ctxspec has a lock for "
+            f"oh-my-pi@{', '.join(SUPPORTED)} only"
+        )
+    files = package_files()
+    root = ensure(f"oh-my-pi-{version}", _key(files), _build(files, quiet), check=_check(version))
+    bun = root.joinpath(*_BUN)
+    package_dir = root / "node_modules" / PACKAGE
+    home = root / "home"
+    env = {
+        "PI_OFFLINE": "1",
+        "NO_COLOR": "1",
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+    }
+    return Launch(
+        argv=[str(bun), str(ADAPTER), str(package_dir)], env=env, name=f"oh-my-pi@{version}"
+    )

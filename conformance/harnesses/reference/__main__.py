@@ -1,0 +1,5 @@
+"""`python -m conformance.harnesses.reference`: serve it as protocol v1 on stdio."""
+
+from conformance.harnesses.reference import main
+
+main()

@@ -1,0 +1,282 @@
+"""`ctxspec sweep`: run an implementation's properties under many seeds and pin what they find.
+
+The verdict's properties draw a fixed set of examples (plugin.py), so a divergence they
+could find under another seed stays hidden until someone looks. The sweep looks: it runs
+`conform --explore --seed S` over the properties alone for each seed, keeps the requests
+of every failing property's minimal example (`--record-requests`), then asks each of
+those requests of the oracle (Pi 0.85.0 by default), of the implementation and of the
+reference. A request the oracle and the implementation answer differently is a
+divergence; one per class (op and signature, as `ctxspec fuzz` names them), the
+smallest, is written as a golden case expecting the oracle's answer, unless a case of
+the corpus already shows the same class on this implementation. A request where the
+reference and the oracle differ is a reference bug and is reported first.
+
+Exit status: 0 nothing new to pin; 1 new cases (written with `--write-cases`); 2 bad
+usage or an install failure; 3 a seed's run did not complete; 4 the reference differs
+from the oracle.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from conformance.cases import load_cases
+from conformance.protocol import OpError
+from conformance.recording import read_failures
+from conformance.tools.fuzz import (
+    Found,
+    Outcome,
+    Verdict,
+    ask,
+    compare,
+    difference_signature,
+    write_cases,
+)
+from conformance.transport.base import Implementation, Reply
+from conformance.transport.resolve import (
+    PI_NAME,
+    InstallError,
+    canonical_name,
+    open_implementation,
+    prepare,
+)
+
+__all__ = ["Pinned", "add_sweep_command", "main_sweep", "sweep_requests"]
+
+PROPERTIES_ONLY = "not test_case"  # the golden cases' test function is `test_case`
+
+
+_SURROGATE = re.compile(r"\\u(d[89ab]|d[c-f])[0-9a-f]{2}")
+_DIGITS = re.compile(r"\d+")
+
+
+def loose(signature: str) -> str:
+    """A signature blind to which letters, digits and surrogates a string shows: the
+    same behaviour over "abcd" and over "0", or over U+D83D and U+D800, is one class.
+
+    >>> loose('$.text: "\\\\ud800" vs ""') == loose('$.text: "\\\\ud83d" vs ""')
+    True
+    >>> loose('$.text: "0" vs ""') == loose('$.text: "a" vs ""')
+    True
+    """
+    high_or_low = _SURROGATE.sub(lambda m: "\\u" + ("d800" if m[1] < "dc" else "dc00"), signature)
+    return _DIGITS.sub("a", high_or_low)
+
+
+def _key(request: dict[str, Any]) -> str:
+    return json.dumps(request, sort_keys=True, ensure_ascii=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Pinned:
+    """What the sweep made of the recorded requests."""
+
+    new: list[Found]  # one per class the corpus does not show yet
+    known: list[str]  # classes an existing case already shows on this implementation
+    reference_bugs: list[Found]  # the reference differs from the oracle here
+    requests: int  # distinct requests asked
+
+
+class RunFailed(RuntimeError):
+    """A seed's conform run did not complete: its failures cannot be trusted as a count."""
+
+
+def run_seeds(
+    impl_name: str, seeds: Iterable[int], record: Path, jobs: str | None, log: Any
+) -> dict[int, list[str]]:
+    """Run the properties once per seed, recording failures; the failing properties by seed.
+
+    A run that did not complete (no results file, or an exit status other than 0 or 1)
+    raises `RunFailed`: a seed with no failures must mean that nothing failed."""
+    failing: dict[int, list[str]] = {}
+    before = len(read_failures(record))
+    for seed in seeds:
+        results = record.with_name(f"{record.name}.seed-{seed}.json")
+        results.unlink(missing_ok=True)
+        command = [
+            sys.executable, "-m", "conformance.cli", "conform", "--impl", impl_name,
+            "--profile", "sweep", "--seed", str(seed), "--expectations", "none",
+            "-k", PROPERTIES_ONLY, "--json", str(results),
+        ]  # fmt: skip
+        if jobs:
+            command += ["-n", jobs]
+        command += ["--", "--record-requests", str(record)]
+        done = subprocess.run(command, check=False, capture_output=True, text=True)
+        if done.returncode not in (0, 1) or not results.is_file():
+            tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+            raise RunFailed(f"seed {seed}: conform exited {done.returncode}: {' | '.join(tail)}")
+        results.unlink()
+        recorded = read_failures(record)
+        failing[seed] = sorted({f["property"] for f in recorded[before:]})
+        before = len(recorded)
+        log(f"seed {seed}: {len(failing[seed])} failing {', '.join(failing[seed]) or '-'}")
+    return failing
+
+
+def _case_classes(impl: Implementation, ops: set[str]) -> set[tuple[str, str]]:
+    """The divergence classes the corpus's cases of `ops` already show on `impl`."""
+    shown = set()
+    for case in load_cases():
+        if case.op not in ops or case.status == "withdrawn" or case.op not in impl.ops:
+            continue
+        expected = (
+            {"error": case.expect_error}
+            if case.expect_error is not None
+            else {"result": case.expect_result}
+        )
+        verdict = compare(_outcome(expected), ask(impl, case.op, case.args), case.op)
+        shown |= {(case.op, key) for key in _keys(verdict)}
+    return shown
+
+
+def _keys(verdict: Verdict) -> set[str]:
+    """Every class a verdict shows: the signature of each of its differences, loosely."""
+    if not verdict.signature:
+        return set()
+    return {loose(verdict.signature)} | {loose(difference_signature(d)) for d in verdict.found}
+
+
+def _outcome(expectation: dict[str, Any]) -> Outcome:
+    if "error" in expectation:
+        return Outcome(reply=Reply(error=OpError(expectation["error"], "")))
+    return Outcome(reply=Reply(result=expectation["result"]))
+
+
+def sweep_requests(
+    requests: Sequence[dict[str, Any]],
+    impl: Implementation,
+    oracle: Implementation,
+    reference: Implementation,
+) -> Pinned:
+    """Ask every distinct request of the three; pin one minimal request per new class."""
+    distinct = {_key(r): r for r in requests if r["op"] in impl.ops and r["op"] in oracle.ops}
+    smallest: dict[tuple[str, str], Found] = {}
+    bugs: dict[tuple[str, str], Found] = {}
+    for key in sorted(distinct, key=lambda k: (len(k), k)):
+        op, args = distinct[key]["op"], distinct[key]["args"]
+        want = ask(oracle, op, args)
+        if want.reply is None or want.unsupported:
+            continue
+        mine = ask(reference, op, args)
+        if signature := compare(want, mine, op).signature:
+            bugs.setdefault((op, signature), Found(op, signature, args, want, mine))
+        got = ask(impl, op, args)
+        if signature := compare(want, got, op).signature:
+            smallest.setdefault((op, loose(signature)), Found(op, signature, args, want, got))
+    shown = _case_classes(impl, {op for op, _ in smallest})
+    return Pinned(
+        new=[found for key, found in smallest.items() if key not in shown],
+        known=sorted(
+            f"{op}: {signature}" for op, signature in smallest if (op, signature) in shown
+        ),
+        reference_bugs=list(bugs.values()),
+        requests=len(distinct),
+    )
+
+
+def add_sweep_command(commands: Any) -> None:
+    parser = commands.add_parser(
+        "sweep",
+        help="run an implementation's properties under many seeds and pin what they find",
+        description=(__doc__ or "").split("\n\n")[-1],
+    )
+    parser.add_argument("--impl", required=True, help="the implementation under test")
+    parser.add_argument("--against", default=None, help="the oracle (default pi@0.85.0)")
+    parser.add_argument("--seeds", type=int, default=20, help="how many seeds (20)")
+    parser.add_argument("--first-seed", type=int, default=1, help="the first seed (1)")
+    parser.add_argument("-n", dest="numprocesses", default=None, help="workers per run")
+    parser.add_argument("--record", metavar="FILE", help="keep the recorded requests here")
+    parser.add_argument(
+        "--replay",
+        action="store_true",
+        help="run no seed: judge the requests already in --record again (after new cases)",
+    )
+    parser.add_argument(
+        "--write-cases", metavar="DIR", help="append the new cases to DIR/<boundary>/*.yaml"
+    )
+    parser.add_argument("--json", metavar="FILE", help="write the sweep's findings as JSON")
+    parser.set_defaults(run=main_sweep)
+
+
+def main_sweep(options: Any) -> int:
+    if options.seeds < 1:
+        print("ctxspec sweep: --seeds must be >= 1", file=sys.stderr)
+        return 2
+    impl_name = canonical_name(options.impl)
+    against_name = canonical_name(options.against or PI_NAME)
+
+    def log(message: str) -> None:
+        print(f"[sweep] {message}", file=sys.stderr, flush=True)
+
+    try:
+        for name in (impl_name, against_name):
+            prepare(name)
+    except (InstallError, ValueError) as error:
+        print(f"ctxspec sweep: {error}", file=sys.stderr)
+        return 2
+    if options.replay and not (options.record and Path(options.record).is_file()):
+        print("ctxspec sweep: --replay needs --record FILE of an earlier sweep", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="ctxspec-sweep-") as scratch:
+        record = Path(options.record) if options.record else Path(scratch) / "requests.jsonl"
+        seeds = range(options.first_seed, options.first_seed + options.seeds)
+        try:
+            by_seed = (
+                {}
+                if options.replay
+                else run_seeds(impl_name, seeds, record, options.numprocesses, log)
+            )
+        except RunFailed as error:
+            print(f"ctxspec sweep: {error}", file=sys.stderr)
+            return 3
+        failures = read_failures(record)
+    requests = [request for failure in failures for request in failure["requests"]]
+    impl = open_implementation(impl_name)
+    oracle = open_implementation(against_name)
+    reference = open_implementation("reference")
+    try:
+        pinned = sweep_requests(requests, impl, oracle, reference)
+    finally:
+        for each in (impl, oracle, reference):
+            each.close()
+    for found in pinned.reference_bugs:
+        print(f"REFERENCE differs from {against_name}: {found.op}: {found.signature}")
+        print(found.details)
+    print(
+        f"ctxspec sweep: {impl_name} against {against_name}, seeds {seeds.start}..{seeds.stop - 1}"
+        f": {len(failures)} failing examples, {pinned.requests} distinct requests, "
+        f"{len(pinned.new)} new classes, {len(pinned.known)} already shown by a case"
+    )
+    for found in pinned.new:
+        print(f"  new   {found.op}: {found.signature}")
+    for known in pinned.known:
+        print(f"  known {known}")
+    if options.write_cases and pinned.new:
+        for path in write_cases(Path(options.write_cases), pinned.new, impl_name, against_name):
+            print(f"cases appended to {path}")
+    if options.json:
+        data = {
+            "impl": impl_name,
+            "against": against_name,
+            "seeds": [seeds.start, seeds.stop - 1],
+            "failingBySeed": {str(k): v for k, v in by_seed.items()},
+            "failingExamples": len(failures),
+            "distinctRequests": pinned.requests,
+            "new": [{"op": f.op, "signature": f.signature, "args": f.args} for f in pinned.new],
+            "known": pinned.known,
+            "referenceBugs": [
+                {"op": f.op, "signature": f.signature} for f in pinned.reference_bugs
+            ],
+        }
+        Path(options.json).write_text(json.dumps(data, indent=1) + "\n", "utf-8")
+    if pinned.reference_bugs:
+        return 4
+    return 1 if pinned.new else 0

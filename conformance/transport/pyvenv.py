@@ -1,0 +1,57 @@
+"""A private virtual environment in the cache for a port that ships on PyPI.
+
+The port's exact version (and what it pins) goes into its own venv under
+`cache/impls/<name>`, never into ctxspec's environment: a port's dependencies cannot
+change the suite's, and the suite's cannot mask a port's missing dependency. Every
+package the venv holds is pinned by the port's module (its whole `pip freeze`), so a
+new release of a dependency cannot change a verdict. The venv's Python is the one
+running ctxspec (its version is part of the cache key).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from conformance.harnesses.kit.pyrun import PYRUN
+from conformance.transport.cache import ensure, run_logged
+from conformance.transport.named import Launch
+
+__all__ = ["adapter_launch", "ensure_venv"]
+
+
+def _python(root: Path) -> Path:
+    return root / "venv" / "bin" / "python"
+
+
+def ensure_venv(name: str, requirements: Sequence[str], *, quiet: bool = False) -> Path:
+    """The venv's python, with `requirements` installed on first use (exact pins expected)."""
+    key = hashlib.sha256("\n".join([sys.version, *requirements]).encode()).hexdigest()[:16]
+
+    def build(work: Path) -> None:
+        if not quiet:
+            print(
+                f"ctxspec: installing {' '.join(requirements)} into a private venv...",
+                file=sys.stderr,
+            )
+        run_logged(
+            [sys.executable, "-m", "venv", str(work / "venv")], cwd=work, quiet=quiet, what="venv"
+        )
+        pip = [str(_python(work)), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+        run_logged([*pip, *requirements], cwd=work, quiet=quiet, what=f"pip install for {name}")
+
+    def check(root: Path) -> str | None:
+        return None if _python(root).exists() else f"{_python(root)} is missing"
+
+    root = ensure(name, key, build, check=check)
+    return _python(root)
+
+
+def adapter_launch(python: Path, adapter: Path) -> Launch:
+    """How to start `adapter` in the venv of `python`: through `pyrun.py`, which gives it
+    ctxspec's protocol loop and tree code (standard library only) and nothing else of
+    ctxspec. `-I` keeps the caller's PYTHON* variables (PYTHONPATH, PYTHONUTF8, ...) and
+    user site-packages out, so the port sees only its venv; `-B` writes no bytecode."""
+    return Launch(argv=[str(python), "-I", "-B", str(PYRUN), str(adapter)])

@@ -1,0 +1,596 @@
+"""An implementation under test as a child process speaking protocol v1 on stdio.
+
+This is the one module of the suite that owns `subprocess`. Whatever the child does,
+each request ends within its bound (PROTOCOL.md, "The runner's bounds"):
+
+- **Time.** Requests are written and answers read without threads, by polling the
+  child's pipes (non-blocking) until the request's deadline; a child that exits while a
+  request is pending is `Crashed` within `_POLL` s, even when a stray descendant keeps
+  its stdout open.
+- **Memory.** An answer line may hold at most `max_answer_bytes` bytes; the runner never
+  buffers more of one (`ProtocolViolation` naming the cap). Of stderr only the last
+  `STDERR_TAIL_BYTES` bytes are kept.
+- **Processes.** After a timeout, a crash, a broken answer or at the end of the run, the
+  whole process tree is killed (`_kill_tree`): the child's process group and session,
+  every descendant by parent pid, and any process that carries the child's token in its
+  environment (`CTXSPEC_IMPL_TOKEN`) or holds one of the child's pipes, which finds
+  descendants that left with `setsid()`. On Linux the runner is also a child subreaper,
+  so such orphans re-parent to it rather than to init and it reaps what it kills.
+
+It restarts the child after it crashed, hung, or broke the protocol, so one broken case
+never breaks the run; after a timeout, later calls fail at once (`StopAfterTimeout`)
+until `new_test()`, so a property is neither retried nor shrunk on a hang. An op the
+launch marks `unavailable` (this machine lacks what it needs, e.g. ripgrep) raises
+`EnvironmentMissing` without a request: the case is an error naming what is missing.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import functools
+import os
+import secrets
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from conformance.errors import (
+    AdapterError,
+    Crashed,
+    EnvironmentMissing,
+    ProtocolViolation,
+    StartupFailed,
+    StopAfterTimeout,
+    Timeout,
+)
+from conformance.protocol import (
+    PROTOCOL_VERSION,
+    OpError,
+    decode_line,
+    encode_line,
+    validate_hello,
+    validate_response,
+)
+from conformance.transport.base import Implementation, Reply
+
+__all__ = [
+    "DEFAULT_MAX_ANSWER_BYTES",
+    "RUN_VARIABLE",
+    "STDERR_TAIL_BYTES",
+    "TOKEN_VARIABLE",
+    "WireImplementation",
+    "join_run",
+    "run_dir",
+]
+
+DEFAULT_MAX_ANSWER_BYTES: Final = 64 * 1024 * 1024
+STDERR_TAIL_BYTES: Final = 8 * 1024
+TOKEN_VARIABLE: Final = "CTXSPEC_IMPL_TOKEN"  # set in the child's environment, inherited
+RUN_VARIABLE: Final = "CTXSPEC_RUN_DIR"  # the run's temp dir, in every process of the run
+_GIVE_UP_AFTER_STARTUP_FAILURES: Final = 3
+_CHUNK: Final = 64 * 1024
+_POLL: Final = 0.05  # seconds between checks that a silent child still lives
+_SETTLE: Final = 0.2  # seconds a dead child's last stderr words may take to arrive
+_KILL_BOUND: Final = 3.0  # seconds the tree kill may take, a fork bomb included
+_PR_SET_CHILD_SUBREAPER: Final = 36  # <linux/prctl.h>
+_TMP_VARIABLES: Final = ("TMPDIR", "TMP", "TEMP")  # where Node, Python and others make temp files
+
+
+# --- the process tree -------------------------------------------------------------------
+
+
+@functools.cache
+def _become_subreaper() -> bool:
+    """Make this process the reaper of its orphaned descendants (Linux); False elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def _stat(pid: str) -> tuple[str, int, int, int] | None:
+    """(state, ppid, pgid, sid) from /proc/PID/stat, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            text = file.read()
+    except OSError:
+        return None
+    fields = text[text.rfind(b")") + 2 :].split()  # the command name may hold ") "
+    return fields[0].decode(), int(fields[1]), int(fields[2]), int(fields[3])
+
+
+def _carries(pid: int, token: bytes, pipes: frozenset[str]) -> bool:
+    """Whether `pid` has the child's token in its environment or holds one of its pipes."""
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/environ", "rb") as file:
+        if token in file.read():
+            return True
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/{pid}/fd/{fd}") in pipes:
+                return True
+    return False
+
+
+def _members(root: int | None, token: bytes, pipes: frozenset[str]) -> dict[int, tuple[str, int]]:
+    """Every live process of the tree `root` started, or carrying `token`: pid -> state, ppid."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (stat := _stat(entry)) is not None:
+            table[int(entry)] = stat
+    spared = {os.getpid(), os.getppid(), 1}
+    found = {
+        pid
+        for pid, (state, _, pgid, sid) in table.items()
+        if pid not in spared
+        and (root in (pid, pgid, sid) or (state != "Z" and _carries(pid, token, pipes)))
+    }
+    grew = True
+    while grew:  # and their descendants, whatever group or session they moved to
+        more = {pid for pid, stat in table.items() if stat[1] in found and pid not in spared}
+        grew = not more <= found
+        found |= more
+    return {pid: (table[pid][0], table[pid][1]) for pid in found}
+
+
+def _kill_tree(root: int | None, token: bytes, pipes: frozenset[str]) -> None:
+    """SIGKILL `root`'s group and every member of its tree until none is left; reap orphans.
+
+    With `root` None: every process carrying `token`, and their descendants (the run sweep).
+    """
+    if root is not None:
+        with contextlib.suppress(OSError):
+            os.killpg(root, signal.SIGKILL)
+    if not os.path.isdir("/proc/self"):
+        return  # no process table to read: the group kill is all there is
+    deadline = time.monotonic() + _KILL_BOUND
+    orphans: set[int] = set()  # killed, re-parented to this subreaper, not yet reaped
+    while time.monotonic() < deadline:
+        members = _members(root, token, pipes)
+        alive = [pid for pid, (state, _) in members.items() if state != "Z"]
+        for pid in alive:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        orphans |= set(members) - {root}  # `root` is Popen's to reap
+        for pid in list(orphans):
+            stat = _stat(str(pid))
+            if stat is None or (stat[1] != os.getpid() and not _become_subreaper()):
+                orphans.discard(pid)  # gone, or init's to reap
+                continue
+            if stat[1] != os.getpid():
+                continue  # its parent is dying too: it is re-parented to us in a moment
+            with contextlib.suppress(ChildProcessError):
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    orphans.discard(pid)
+        if not alive and not orphans:
+            return
+        time.sleep(0.01)
+
+
+_LIVE: weakref.WeakSet[_Child] = weakref.WeakSet()
+
+
+_RUN: list[str] = []  # this run's temp dir, once made or joined
+
+
+def run_dir() -> str:
+    """This run's private temp dir (random name, mode 0700), made on first use.
+
+    Every implementation process gets a temp dir of its own inside it (its TMPDIR) and
+    `CTXSPEC_RUN_DIR` in its environment. At the exit of the process that made it (Ctrl-C
+    and SIGTERM included, see the plugin), every process whose environment carries it is
+    killed, with its descendants, and the directory is removed whole. An xdist worker
+    `join_run`s its controller's instead, so the controller's exit sweeps the workers'
+    leftovers too, even when a worker could not clean up after itself.
+    """
+    if not _RUN:
+        made = tempfile.mkdtemp(prefix="ctxspec-run-")
+        _RUN.append(made)
+        atexit.register(_sweep_run, made)
+    return _RUN[0]
+
+
+def join_run(path: str) -> None:
+    """Use another process's run dir (an xdist worker its controller's); it sweeps it."""
+    if not _RUN and os.path.isdir(path):
+        _RUN.append(path)
+
+
+def _sweep_run(path: str) -> None:
+    """The end of a run: its workers' and implementations' leftovers, processes and files."""
+    if os.path.isdir("/proc/self"):
+        _kill_tree(None, f"{RUN_VARIABLE}={path}\0".encode(), frozenset())
+    _remove_tree(path)
+
+
+def _remove_tree(path: str) -> None:
+    """Remove a directory tree, also directories an implementation made unreadable (mode 0)."""
+    for root, dirs, _ in os.walk(path):  # top-down: each directory unlocked before it is read
+        for name in dirs:
+            inner = os.path.join(root, name)
+            if not os.path.islink(inner):  # never chmod through a link, out of the tree
+                with contextlib.suppress(OSError):
+                    os.chmod(inner, 0o700)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@atexit.register
+def _kill_the_living() -> None:
+    """At interpreter exit, no implementation outlives the runner."""
+    for child in list(_LIVE):
+        child.kill()
+
+
+# --- one running child ------------------------------------------------------------------
+
+
+class _Child:
+    """One running process: a request at a time over non-blocking pipes, its stderr tail."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str] | None,
+        cwd: str | None,
+        max_answer_bytes: int,
+    ) -> None:
+        _become_subreaper()
+        self.token = secrets.token_hex(16)
+        # a private temp dir (random name, mode 0700), removed with the tree: whatever the
+        # implementation leaves in its TMPDIR, killed mid-request or not, goes with it
+        self.tmpdir = tempfile.mkdtemp(prefix="impl-", dir=run_dir())
+        scratch = dict.fromkeys(_TMP_VARIABLES, self.tmpdir)
+        marks = {TOKEN_VARIABLE: self.token, RUN_VARIABLE: run_dir()}
+        child_env = dict(os.environ if env is None else env, **scratch, **marks)
+        try:
+            self.process = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=child_env,
+                cwd=cwd,
+                bufsize=0,
+                start_new_session=True,  # its own group and session, so both can be killed
+            )
+        except OSError:
+            _remove_tree(self.tmpdir)
+            raise
+        assert self.process.stdin and self.process.stdout and self.process.stderr
+        self._in = self.process.stdin.fileno()
+        self._out = self.process.stdout.fileno()
+        self._err = self.process.stderr.fileno()
+        self._pipes = frozenset(f"pipe:[{os.fstat(fd).st_ino}]" for fd in self._fds())
+        for fd in self._fds():
+            os.set_blocking(fd, False)
+        self.max_answer_bytes = max_answer_bytes
+        self.next_id = 1
+        self._answer = bytearray()  # stdout read but not yet taken as answer lines
+        self._scanned = 0  # bytes of `_answer` known to hold no newline
+        self._out_open = self._err_open = True
+        self._stderr = bytearray()
+        self._stderr_bytes = 0  # all stderr ever read, of which `_stderr` is the tail
+        self._selector = selectors.DefaultSelector()
+        self._watched: set[int] = set()
+        self._killed = False
+        _LIVE.add(self)
+
+    def _fds(self) -> tuple[int, int, int]:
+        return self._in, self._out, self._err
+
+    # reading and writing, each call bounded in time
+
+    def _read(self, fd: int) -> None:
+        want = _CHUNK
+        if fd == self._out:  # never buffer more than the cap (and one byte to see it broken)
+            want = max(1, min(_CHUNK, self.max_answer_bytes + 1 - len(self._answer)))
+        try:
+            data = os.read(fd, want)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if fd == self._out:
+            self._out_open = bool(data)
+            self._answer += data
+        else:
+            self._err_open = bool(data)
+            self._stderr += data
+            self._stderr_bytes += len(data)
+            del self._stderr[:-STDERR_TAIL_BYTES]
+
+    def _pump(self, wait: float, pending: bytearray | None = None) -> None:
+        """Wait up to `wait` s for the pipes; read what is there, write what fits."""
+        if self._selector.get_map() is None:  # closed by `kill`
+            return
+        wanted = {
+            self._out: self._out_open and len(self._answer) <= self.max_answer_bytes,
+            self._err: self._err_open,
+            self._in: bool(pending),
+        }
+        for fd, want in wanted.items():  # one selector per child, kept in step
+            if want and fd not in self._watched:
+                events = selectors.EVENT_WRITE if fd == self._in else selectors.EVENT_READ
+                self._selector.register(fd, events)
+                self._watched.add(fd)
+            elif not want and fd in self._watched:
+                self._selector.unregister(fd)
+                self._watched.discard(fd)
+        if not self._watched:
+            time.sleep(wait)
+            return
+        for key, _ in self._selector.select(wait):
+            if key.fd == self._in and pending:
+                pending[: self._write(pending)] = b""
+            else:
+                self._read(key.fd)
+
+    def _write(self, pending: bytearray) -> int:
+        try:
+            return os.write(self._in, pending[:_CHUNK])
+        except BlockingIOError:
+            return 0
+
+    def _take_line(self, op: str) -> bytes | None:
+        """The next non-blank answer line, or None; `ProtocolViolation` past the cap."""
+        while True:
+            end = self._answer.find(b"\n", self._scanned)
+            if end < 0:
+                self._scanned = len(self._answer)
+                if len(self._answer) > self.max_answer_bytes:
+                    raise ProtocolViolation(self._too_long(op))
+                return None
+            line = bytes(self._answer[: end + 1])
+            del self._answer[: end + 1]
+            self._scanned = 0
+            if end > self.max_answer_bytes:
+                raise ProtocolViolation(self._too_long(op))
+            if line.strip():
+                return line  # blank lines are tolerated, anything else must be the response
+
+    def _too_long(self, op: str) -> str:
+        return (
+            f"the answer to {op!r} exceeds the cap of {self.max_answer_bytes} bytes per answer "
+            f"line (--max-answer-bytes)"
+        )
+
+    def request(self, op: str, args: Mapping[str, Any], timeout: float) -> dict[str, Any]:
+        request_id = self.next_id
+        self.next_id += 1
+        pending = bytearray(encode_line({"id": request_id, "op": op, "args": dict(args)}))
+        deadline = time.monotonic() + timeout
+        unread = False  # the child closed its stdin before taking the whole request
+        while True:
+            try:
+                answer = self._take_line(op)
+            except ProtocolViolation:
+                self.kill()
+                raise
+            if answer is not None:
+                break
+            if not self._out_open or self.dead():
+                answer = self._last_words(op)
+                if answer is not None:
+                    break
+                when = "before reading the request" if pending or unread else "while answering"
+                dead = self._dies_within(1.0)  # a closed stdout is often an exit under way
+                self.kill()
+                status = f"exited with status {self.process.returncode}" if dead else ""
+                raise Crashed(
+                    f"{status or 'closed its stdout'} {when} {op!r}",
+                    stderr_tail=self.stderr_tail(),
+                )
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                raise Timeout(
+                    f"no response to {op!r} within {timeout:g} s", stderr_tail=self.stderr_tail()
+                )
+            try:
+                self._pump(min(remaining, _POLL), pending)
+            except OSError:  # it closed its stdin: it is dying, or may still answer in time
+                unread = bool(pending)
+                pending.clear()
+        message = decode_line(answer)
+        validate_response(message, request_id)
+        return message
+
+    def _last_words(self, op: str) -> bytes | None:
+        """An answer the child wrote just before it died, if any (bounded reading)."""
+        for _ in range(64):
+            if not self._out_open:
+                break
+            before = len(self._answer)
+            self._pump(0)
+            if len(self._answer) == before:
+                break
+        with contextlib.suppress(ProtocolViolation):
+            return self._take_line(op)
+        return None
+
+    def dead(self) -> bool:
+        """Whether the child exited, without reaping it (its pid stays ours until `kill`)."""
+        if self.process.returncode is not None:
+            return True
+        if hasattr(os, "waitid"):
+            with contextlib.suppress(ChildProcessError):
+                flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
+                return os.waitid(os.P_PID, self.process.pid, flags) is not None
+        return self.process.poll() is not None
+
+    def _dies_within(self, seconds: float) -> bool:
+        deadline = time.monotonic() + seconds
+        while not self.dead():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.005)
+        return True
+
+    def stderr_tail(self) -> str:
+        """The last `STDERR_TAIL_BYTES` bytes the child wrote to stderr, as text."""
+        deadline = time.monotonic() + _SETTLE
+        while self._err_open and not self._killed:  # let the last words of a dying child arrive
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self.dead():
+                break
+            self._pump(min(remaining, _POLL))
+        tail = bytes(self._stderr)
+        if self._stderr_bytes <= len(tail):
+            return tail.decode("utf-8", "replace").rstrip("\n")
+        start = next((i for i, b in enumerate(tail[:4]) if b & 0xC0 != 0x80), 0)
+        return f"[the last {len(tail) - start} of {self._stderr_bytes} bytes]\n" + tail[
+            start:
+        ].decode("utf-8", "replace").rstrip("\n")
+
+    def kill(self) -> None:
+        """Kill the whole tree, keep the stderr that was in flight, close every pipe."""
+        if self._killed:
+            return
+        self._killed = True
+        _kill_tree(self.process.pid, self.token.encode(), self._pipes)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=_KILL_BOUND)
+        deadline = time.monotonic() + _SETTLE
+        while self._err_open and time.monotonic() < deadline:
+            self._pump(_POLL)  # every writer is dead: this ends at EOF at once
+        self._selector.close()
+        self._watched.clear()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
+        self._out_open = self._err_open = False
+        _remove_tree(self.tmpdir)
+        _LIVE.discard(self)
+
+
+class WireImplementation(Implementation):
+    """A command speaking protocol v1; started lazily, restarted after any breakage."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        name: str | None = None,
+        timeout: float = 30.0,
+        startup_timeout: float = 60.0,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        unavailable: Mapping[str, str] | None = None,
+    ) -> None:
+        if not argv:
+            raise ValueError("an implementation command cannot be empty")
+        if max_answer_bytes < 1:
+            raise ValueError("max_answer_bytes must be at least 1")
+        self.argv = tuple(argv)
+        self.name = name or " ".join(self.argv)
+        self.timeout = timeout
+        self.startup_timeout = startup_timeout
+        self.env = env
+        self.cwd = cwd
+        self.max_answer_bytes = max_answer_bytes
+        self.unavailable = dict(unavailable or {})  # op -> what this machine lacks for it
+        self._child: _Child | None = None
+        self._hello: Mapping[str, Any] = {}
+        self._startup_failures: list[StartupFailed] = []
+        self._timed_out: Timeout | None = None
+        self.restarts = 0
+
+    @property
+    def hello(self) -> Mapping[str, Any]:  # type: ignore[override]
+        return self._ensure_started()[1]
+
+    @property
+    def pid(self) -> int | None:
+        """The running child's process id (what `ctxspec bench` reads VmHWM of), or None."""
+        if self._child is None or self._child.dead():
+            return None
+        return self._child.process.pid
+
+    def new_test(self) -> None:
+        """A new test begins: a timeout of an earlier test no longer stops calls."""
+        self._timed_out = None
+
+    def _ensure_started(self) -> tuple[_Child, Mapping[str, Any]]:
+        if self._child is not None and not self._child.dead():
+            return self._child, self._hello
+        if self._child is not None:
+            self._child.kill()
+            self._child = None
+            self.restarts += 1
+        if len(self._startup_failures) >= _GIVE_UP_AFTER_STARTUP_FAILURES:
+            last = self._startup_failures[-1]
+            raise StartupFailed(
+                f"gave up after {len(self._startup_failures)} failed starts; last: {last.message}",
+                stderr_tail=last.stderr_tail,
+            )
+        try:
+            child = _Child(self.argv, self.env, self.cwd, self.max_answer_bytes)
+        except OSError as error:
+            failure = StartupFailed(f"cannot run {self.argv[0]!r}: {error.strerror or error}")
+            self._startup_failures.append(failure)
+            raise failure from None
+        try:
+            message = child.request("hello", {"protocol": PROTOCOL_VERSION}, self.startup_timeout)
+            if "error" in message:
+                raise ProtocolViolation(f"hello was refused: {message['error'].get('message')}")
+            validate_hello(message["result"])
+        except AdapterError as error:
+            child.kill()
+            failure = StartupFailed(
+                f"handshake failed: {error.kind}: {error.message}",
+                stderr_tail=error.stderr_tail or child.stderr_tail(),
+            )
+            self._startup_failures.append(failure)
+            raise failure from None
+        self._startup_failures.clear()
+        self._child, self._hello = child, message["result"]
+        return child, self._hello
+
+    def call(self, op: str, args: Mapping[str, Any]) -> Reply:
+        if self._timed_out is not None:
+            raise StopAfterTimeout(self._timed_out)
+        if op in self.unavailable:
+            raise EnvironmentMissing(op, self.unavailable[op])
+        child, _ = self._ensure_started()
+        try:
+            message = child.request(op, args, self.timeout)
+        except Timeout as timeout:
+            child.kill()
+            self._timed_out = timeout
+            raise
+        except AdapterError:
+            child.kill()  # its state is unknown now: the next call starts afresh
+            raise
+        if "error" in message:
+            error = message["error"]
+            return Reply(error=OpError(error["type"], error["message"], error.get("field")))
+        return Reply(result=message["result"])
+
+    def close(self) -> None:
+        """End the child: stdin closed, a grace period to exit, then the tree is killed."""
+        if self._child is not None:
+            child, self._child = self._child, None
+            with contextlib.suppress(OSError):
+                if child.process.stdin is not None:
+                    child.process.stdin.close()
+            deadline = time.monotonic() + 5
+            while not child.dead() and time.monotonic() < deadline:
+                time.sleep(_POLL)  # not `wait()`: the pid must stay ours for the tree kill
+            child.kill()
