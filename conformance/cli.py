@@ -11,8 +11,8 @@
     ctxspec cases list|lint [--root DIR]  the corpus (or DIR): one line per case, or its lint
     ctxspec fuzz --impl X [--against pi@0.85.0] [--op OP] [--examples N] [--seed S]
                  [--write-cases DIR]   differential fuzzing; minimal divergences as cases
-    ctxspec bench [SIZE ...] [--compare]  benchmark report with plots; ratio gate (bench group)
-    ctxspec bench --impl A --impl B [SIZE ...]  any implementations side by side in one report
+    ctxspec bench [--impl A --impl B ...] [SIZE ...] [--compare]  implementations side by side
+                 over the protocol (default fastengine, pi@0.85.0): report, plots, ratio gate
 
 Exit status (docs/cli.md): 0 when nothing failed, errored or passed unexpectedly;
 1 when something did; 2 bad usage: an argument ctxspec refuses, a selection that matches
@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -73,6 +72,7 @@ from conformance.expectations_write import load_changes, write_expectations
 from conformance.fuzz import add_fuzz_command
 from conformance.matrix import add_matrix_command
 from conformance.sweep import add_sweep_command
+from corpora.generators.logs import STREAM_FLAVOURS
 
 __all__ = ["main"]
 
@@ -305,32 +305,44 @@ def _show_cases(cases: Sequence[Case], ids: Sequence[str]) -> int:
     return 0
 
 
+BENCH_SIZES = ("1MiB", "16MiB", "64MiB")  # `ctxspec bench`'s stream sizes
+BENCH_BATCH = ("16MiB", "64MiB")  # and batch sizes, when no size is given
+BENCH_BASELINE = Path(__file__).resolve().parent.parent / "benchmarks" / "baseline.json"
+
+
 def _bench(options: argparse.Namespace) -> int:
-    root = Path(__file__).resolve().parent.parent / "benchmarks"
-    if not (root / "report.py").is_file():
-        print("ctxspec: bench runs from a checkout (benchmarks/ is not installed)", file=sys.stderr)
+    """`ctxspec bench`: benchmarks/run.py, in this process (the bench group's packages)."""
+    try:
+        from benchmarks.run import Options, bench  # noqa: PLC0415  (matplotlib: the bench group)
+    except ImportError as error:
+        print(
+            f"ctxspec bench: needs the bench group (pip install 'ctxspec[bench]' or "
+            f"`nox -s bench`): {error}",
+            file=sys.stderr,
+        )
         return 2
-    if options.baseline is not None:
-        check = input_file if options.compare else output_file
-        require("--baseline", check, str(options.baseline))
-    command = [sys.executable, str(root / "report.py"), *options.sizes]
-    if options.batch is not None:
-        command += ["--batch", options.batch]
     if options.compare:
-        command.append("--compare")
-    if options.baseline is not None:
-        command += ["--baseline", str(options.baseline)]
-    if options.tolerance is not None:
-        command += ["--tolerance", str(options.tolerance)]
+        require("--baseline", input_file, str(options.baseline))
     if options.save_baseline:
-        command.append("--save-baseline")
-    for spec in options.impl:
-        command += ["--impl", spec]
-    for flag in ("entries", "flavours", "rounds", "timeout", "ratio_to"):
-        value = getattr(options, flag)
-        if value is not None:
-            command += [f"--{flag.replace('_', '-')}", str(value)]
-    return subprocess.run(command, check=False).returncode
+        require("--baseline", output_file, str(options.baseline))
+    return bench(
+        Options(
+            impls=options.impl,
+            sizes=options.sizes or list(BENCH_SIZES),
+            batch=options.batch.split(",") if options.batch else list(options.sizes or BENCH_BATCH),
+            entries=[int(n) for n in options.entries.split(",")],
+            flavours=options.flavours.split(","),
+            rounds=options.rounds,
+            timeout=options.timeout,
+            ratio_to=options.ratio_to,
+            compare=options.compare,
+            baseline=options.baseline,
+            tolerance=options.tolerance,
+            save_baseline=options.save_baseline,
+            out=Path.cwd() / "reports",
+            quiet=options.quiet,
+        )
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -422,42 +434,71 @@ def _parser() -> argparse.ArgumentParser:
     )
     cases.set_defaults(run=_cases)
 
-    bench = commands.add_parser("bench", help="write the benchmark report (needs the bench group)")
+    bench = commands.add_parser(
+        "bench", help="benchmark implementations side by side (needs the bench group)"
+    )
     bench.add_argument(
         "sizes",
         nargs="*",
         type=size,
         metavar="SIZE",
-        help="stream input sizes, e.g. 16MiB 256MiB 1GiB",
+        help=f"stream input sizes, e.g. 16MiB 256MiB 1GiB ({' '.join(BENCH_SIZES)})",
     )
     bench.add_argument(
-        "--batch", type=sizes, metavar="SIZE,...", help="batch head/tail sizes (16MiB,64MiB)"
+        "--batch",
+        type=sizes,
+        metavar="SIZE,...",
+        help=f"batch head/tail sizes (the stream sizes given, else {','.join(BENCH_BATCH)})",
     )
     bench.add_argument(
         "--compare", action="store_true", help="fail when a ratio falls below the baseline"
     )
-    bench.add_argument("--baseline", type=Path, help="baseline file (benchmarks/baseline.json)")
-    bench.add_argument("--tolerance", type=fraction, help="allowed fall of a ratio (0.25)")
+    bench.add_argument(
+        "--baseline",
+        type=Path,
+        default=BENCH_BASELINE,
+        help="baseline file (benchmarks/baseline.json)",
+    )
+    bench.add_argument(
+        "--tolerance",
+        type=fraction,
+        default=0.3,
+        help="allowed fall of a ratio below the baseline (%(default)s)",
+    )
     bench.add_argument("--save-baseline", action="store_true", help="write this run's ratios")
     bench.add_argument(
         "--impl",
         type=impl_spec,
         action="append",
         default=[],
-        help="measure this implementation too, side by side in one report (repeatable): "
-        "reference, fastengine, pi@VERSION, NAME@VERSION or a command speaking protocol v1",
+        help="an implementation to measure, side by side in one report (repeatable): "
+        "reference, fastengine, pi@VERSION, NAME@VERSION or a command speaking protocol v1 "
+        "(default: fastengine and pi@0.85.0; the reference is always measured, as the oracle)",
     )
     bench.add_argument(
-        "--entries", type=lengths, metavar="N,...", help="session lengths (1000,10000,100000)"
+        "--entries",
+        type=lengths,
+        metavar="N,...",
+        default="1000,10000,100000",
+        help="session lengths (%(default)s)",
     )
     bench.add_argument(
-        "--flavours", type=flavour_list, metavar="F,...", help="stream log flavours (all five)"
+        "--flavours",
+        type=flavour_list,
+        metavar="F,...",
+        default=",".join(STREAM_FLAVOURS),
+        help="stream log flavours (all five)",
     )
-    bench.add_argument("--rounds", type=positive_int, help="requests per figure, medians (3)")
-    bench.add_argument("--timeout", type=seconds, help="seconds per request (600)")
+    bench.add_argument(
+        "--rounds", type=positive_int, default=3, help="requests per figure, medians (%(default)s)"
+    )
+    bench.add_argument(
+        "--timeout", type=seconds, default=600.0, help="seconds per request (%(default)s)"
+    )
     bench.add_argument(
         "--ratio-to", type=impl_spec, help="ratios against this one (the first pi@ given)"
     )
+    bench.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     bench.set_defaults(run=_bench)
     return parser
 

@@ -28,8 +28,6 @@ wrong answer is reported as wrong, whatever its time.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import math
 import os
@@ -41,52 +39,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from benchmarks.answers import Suspect, Verdict, digest_persisted, first_difference
+from benchmarks.requests import Request
 from conformance.adapters import canonical_name, engine_command
 from conformance.adapters.named import InstallError, install, parse_named
 from conformance.adapters.wire import WireImplementation
 from conformance.errors import AdapterError
 
-__all__ = [
-    "HELPERS",
-    "Bench",
-    "Group",
-    "Measure",
-    "Suspect",
-    "digest_persisted",
-    "first_difference",
-    "open_target",
-    "peak_kib",
-]
+__all__ = ["Bench", "Group", "Measure", "measure_group", "open_target", "peak_kib"]
 
-HELPERS: Final = (
-    "buildSessionContext",
-    "findCutPoint",
-    "prepareCompaction",
-    "collectEntriesForBranchSummary",
-    "navigation",
-)
-CHUNK: Final = 64 * 1024
 ANSWER_CAP: Final = 1 << 30  # a session context of 1M entries is a few hundred MiB
 # what transport may add to a request, on a loaded 2-core machine: JSON out of the child
 # and into the runner at 5 MB/s (measured near 10), 50 ms, a quarter of the wall time
 TRANSPORT_NS_PER_BYTE: Final = 200
 SLACK_NS: Final = 50_000_000
 CLOCK_SLACK_NS: Final = 1_000_000  # two processes' monotonic clocks, rounding
-NAVIGATION_STAMP: Final = "1970-01-01T00:00:00.000Z"
 NAN: Final = float("nan")  # no figure
 NOTHING: Final = object()  # no reference answer to check against
 
-Verdict = Literal["ok", "wrong", "under-reports", "over-reports", "error"]
 Via = Literal["bench", "transport"]
-
-
-class Suspect(Exception):
-    """An answer or a clock reading that cannot be taken as the implementation's figure."""
-
-    def __init__(self, verdict: Verdict, detail: str) -> None:
-        super().__init__(detail)
-        self.verdict: Verdict = verdict
-        self.detail = detail
 
 
 def open_target(spec: str, *, timeout: float) -> WireImplementation:
@@ -138,60 +109,6 @@ def peak_kib(pid: int | None) -> int | None:
     return max(peaks) if peaks else None
 
 
-def first_difference(ours: Any, theirs: Any, where: str = "") -> str | None:
-    """Where `theirs` first departs from `ours` (a JSON path and both values), or None."""
-    if isinstance(ours, dict) and isinstance(theirs, dict):
-        for key in sorted(set(ours) | set(theirs)):
-            if key not in theirs:
-                return f"{where}/{key}: missing"
-            if key not in ours:
-                return f"{where}/{key}: not in the reference's answer"
-            found = first_difference(ours[key], theirs[key], f"{where}/{key}")
-            if found:
-                return found
-        return None
-    if isinstance(ours, list) and isinstance(theirs, list):
-        if len(ours) != len(theirs):
-            return f"{where}: {len(theirs)} items, the reference has {len(ours)}"
-        for n, (a, b) in enumerate(zip(ours, theirs, strict=True)):
-            found = first_difference(a, b, f"{where}/{n}")
-            if found:
-                return found
-        return None
-    if isinstance(ours, bool) is isinstance(theirs, bool) and ours == theirs:
-        return None
-    if isinstance(ours, str) and isinstance(theirs, str):
-        at = next((n for n, (a, b) in enumerate(zip(ours, theirs, strict=False)) if a != b), None)
-        at = min(len(ours), len(theirs)) if at is None else at
-        shown = [
-            json.dumps(v[max(0, at - 20) : at + 40], ensure_ascii=False) for v in (theirs, ours)
-        ]
-        return (
-            f"{where or '(top)'}: strings of {len(theirs)} and {len(ours)} (reference) chars "
-            f"part at char {at}: …{shown[0]}… against …{shown[1]}…"
-        )
-    shown = [json.dumps(v, ensure_ascii=False)[:80] for v in (theirs, ours)]
-    return f"{where or '(top)'}: {shown[0]}, the reference has {shown[1]}"
-
-
-def digest_persisted(answer: dict[str, Any]) -> dict[str, Any]:
-    """A bench.stream answer in stream.tail's shape: the persisted file hashed, then deleted."""
-    out = {k: v for k, v in answer.items() if k != "persistedPath"}
-    path = answer.get("persistedPath")
-    if isinstance(path, str):
-        file = Path(path)
-        digest = hashlib.sha256()
-        size = 0
-        with file.open("rb") as stream:
-            while block := stream.read(1 << 20):
-                digest.update(block)
-                size += len(block)
-        file.unlink()
-        out["persistedSha256"] = digest.hexdigest()
-        out["persistedBytes"] = size
-    return out
-
-
 @dataclass(slots=True)
 class Measure:
     """One implementation on one input: medians of its rounds, and whether to trust them."""
@@ -210,17 +127,6 @@ class Measure:
             "verdict": self.verdict,
             "detail": self.detail,
         }
-
-
-@dataclass(frozen=True, slots=True)
-class Request:
-    """One measured request, by both routes: the bench op and the ordinary op."""
-
-    bench_op: str
-    bench_args: dict[str, Any]
-    plain_op: str
-    plain_args: Callable[[], dict[str, Any]]  # built only when used (it may be large)
-    plain_answer: Callable[[Any], Any] = lambda result: result  # to the bench answer's shape
 
 
 @dataclass
@@ -346,112 +252,6 @@ class Bench:
         return Measure(via, seconds, wall_seconds, verdict, detail), answer
 
 
-def _chunks_b64(path: Path) -> list[str]:
-    with path.open("rb") as stream:
-        return [
-            base64.b64encode(block).decode("ascii")
-            for block in iter(lambda: stream.read(CHUNK), b"")
-        ]
-
-
-def stream_request(path: Path) -> Request:
-    """The streaming tail of `path` in 64 KiB chunks, persisting, Pi's default limits."""
-    return Request(
-        "bench.stream",
-        {"path": str(path), "chunkBytes": CHUNK, "persistIfTruncated": True},
-        "stream.tail",
-        lambda: {"chunksB64": _chunks_b64(path), "persistIfTruncated": True},
-    )
-
-
-def truncate_request(path: Path, side: str) -> Request:
-    """truncateHead / truncateTail of the whole file, Pi's default limits."""
-    return Request(
-        "bench.truncate",
-        {"path": str(path), "side": side},
-        f"truncate.{side}",
-        lambda: {"content": path.read_bytes().decode("utf-8", "replace")},
-    )
-
-
-def _navigation(result: Mapping[str, Any]) -> dict[str, Any]:
-    if "error" in result:
-        raise Suspect("error", f"session.navigate: {result['error']}")
-    out: dict[str, Any] = {"cancelled": result.get("cancelled", False)}
-    if "editorText" in result:
-        out["editorText"] = result["editorText"]
-    out["leafId"] = result["leafId"]
-    return out
-
-
-def session_request(path: Path, helper: str, session: Mapping[str, Any]) -> Request:
-    """One session helper on the JSONL file `path` written from `session` (`make_session`)."""
-    leaf, target, keep = session["leafId"], session["otherLeafId"], session["keepRecentTokens"]
-    args: dict[str, Any] = {"path": str(path), "helper": helper}
-
-    def entries() -> list[Any]:
-        return list(session["entries"])
-
-    if helper == "buildSessionContext":
-        args["leafId"] = leaf
-        return Request(
-            "bench.session",
-            args,
-            "session.context",
-            lambda: {"entries": entries(), "leafId": leaf},
-        )
-    if helper == "findCutPoint":
-        args["keepRecentTokens"] = keep
-        return Request(
-            "bench.session",
-            args,
-            "compaction.cut_point",
-            lambda: {"entries": entries(), "keepRecentTokens": keep},
-        )
-    if helper == "prepareCompaction":
-        args["settings"] = {"keepRecentTokens": keep}
-        return Request(
-            "bench.session",
-            args,
-            "compaction.prepare",
-            lambda: {"entries": entries(), "settings": {"keepRecentTokens": keep}},
-        )
-    args.update(leafId=leaf, targetId=target)
-    if helper == "collectEntriesForBranchSummary":
-        return Request(
-            "bench.session",
-            args,
-            "branch.collect",
-            lambda: {"entries": entries(), "oldLeafId": leaf, "targetId": target},
-        )
-    if helper != "navigation":
-        raise ValueError(f"unknown session helper {helper!r}; one of {HELPERS}")
-    return Request(
-        "bench.session",
-        args,
-        "session.navigate",
-        lambda: {
-            "entries": entries(),
-            "leafId": leaf,
-            "targetId": target,
-            "timestamp": NAVIGATION_STAMP,
-        },
-        _navigation,
-    )
-
-
-def write_session(session: Mapping[str, Any], path: Path) -> Path:
-    """The session's entries as a JSONL file (one entry a line), written once."""
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(".tmp")
-        with partial.open("w", encoding="utf-8") as out:
-            for entry in session["entries"]:
-                out.write(json.dumps(entry, separators=(",", ":")) + "\n")
-        partial.replace(path)
-    return path
-
-
 @dataclass
 class Group:
     """Every implementation on every request of one group (one input size or session)."""
@@ -467,12 +267,13 @@ def measure_group(
     *,
     rounds: int,
     timeout: float,
-    log: Callable[[str], None] = lambda _: None,
+    step: Callable[..., None] = lambda advance=1, note=None: None,
 ) -> Group:
     """Every implementation on every request, the reference first (it is the oracle).
 
     A request an implementation cannot be measured on (neither its bench op nor its
-    ordinary op in `hello`) gets None.
+    ordinary op in `hello`) gets None. `step` (`conformance.progress`) is told of each
+    implementation's requests as they are done.
     """
     order = ["reference", *[s for s in specs if canonical_name(s) != "reference"]]
     expected: dict[str, Any] = {}
@@ -489,22 +290,26 @@ def measure_group(
                 bench.__exit__()
             for name in requests:  # an install or start that failed: the column says why
                 group.measures[name][label] = Measure("bench", NAN, NAN, "error", str(error)[:300])
+            step(advance=len(requests), note=f"{label} did not start")
             continue
+        done = 0
         try:
             group.hellos[label] = dict(bench.hello)
             for name, request in requests.items():
-                if bench.via(request) is None:
-                    group.measures[name][label] = None
-                    continue
-                log(f"{label}: {name}")
-                measure, answer = bench.measure(request, expected.get(name, NOTHING))
-                if label == "reference":  # its answers are the oracle, its clock is judged
-                    if measure.verdict in ("wrong", "error"):
-                        raise RuntimeError(f"the reference failed {name}: {measure.detail}")
-                    expected[name] = answer
+                step(advance=0, note=f"{label} {name}")
+                measure: Measure | None = None
+                if bench.via(request) is not None:
+                    measure, answer = bench.measure(request, expected.get(name, NOTHING))
+                    if label == "reference":  # its answers are the oracle, its clock judged
+                        if measure.verdict in ("wrong", "error"):
+                            raise RuntimeError(f"the reference failed {name}: {measure.detail}")
+                        expected[name] = answer
                 group.measures[name][label] = measure
+                done += 1
+                step()
             group.peaks[label] = bench.peak_kib()
         except AdapterError as error:
+            step(advance=len(requests) - done, note=f"{label} failed")
             for name in requests:
                 group.measures[name].setdefault(
                     label, Measure("bench", NAN, NAN, "error", str(error)[:300])
