@@ -29,7 +29,8 @@ def _cell(m: Measure | None, size: int | None = None) -> str:
         return "error"
     if m.verdict == "wrong":
         return "✗ wrong answer"
-    figure = f"{m.seconds * 1e3:.1f} ms"
+    ms = m.seconds * 1e3
+    figure = f"{ms:.1f} ms" if ms >= 10 else f"{ms:.2f} ms" if ms >= 0.1 else f"{ms * 1e3:.0f} µs"
     if size is not None:
         figure += f", {size / m.seconds / 2**20:.0f} MiB/s"
     if m.verdict != "ok":
