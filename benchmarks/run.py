@@ -178,7 +178,15 @@ def bench(options: Options) -> int:
         _say(verdict)
         status = 1 if regressions else 0
     if options.save_baseline:
-        compare.save_baseline(current, options.baseline, note=" ".join(sys.argv[1:]))
+        command = [
+            "ctxspec bench",
+            *(f"--impl {spec}" for spec in specs),
+            *options.sizes,
+            f"--batch {','.join(options.batch)}",
+            f"--entries {','.join(map(str, options.entries))}",
+            f"--rounds {options.rounds}",
+        ]
+        compare.save_baseline(current, options.baseline, note=f"`{' '.join(command)}` ({stamp})")
     path = report.write(results, out, stamp, ratio_to, gate=gate)
     print(path)
     return status

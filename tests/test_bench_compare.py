@@ -59,13 +59,15 @@ def test_ratios_are_the_base_time_over_each_and_skip_what_cannot_be_taken() -> N
     assert compare.ratios(RESULTS, "reference")["truncate 1GiB: head fastengine / reference"] == 2
 
 
-def test_session_ratios_are_gated_from_100k_entries_not_the_estimate() -> None:
+def test_gated_sessions_from_100k_entries_not_the_estimate_nor_the_reference() -> None:
     baseline = {
         "sessions 100000: buildSessionContext fastengine / pi@0.85.0": 1.0,
         "sessions 1000000: navigation fastengine / pi@0.85.0": 1.0,
         "sessions 10000: buildSessionContext fastengine / pi@0.85.0": 1.0,
         "sessions 100000: estimateContextTokens fastengine / pi@0.85.0": 1.0,
         "stream 1MiB: mixed fastengine / pi@0.85.0": 1.0,
+        "stream 1MiB: mixed reference / pi@0.85.0": 1.0,
+        "sessions 100000: findCutPoint reference / pi@0.85.0": 1.0,
     }
     current = dict.fromkeys(baseline, 0.1)
     regressions = compare.compare(current, baseline, tolerance=0.3)
