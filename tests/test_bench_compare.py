@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from benchmarks import compare
 
 
@@ -94,3 +96,24 @@ def test_a_saved_baseline_loads_back(tmp_path: Any) -> None:
     compare.save_baseline({"a": 1.5}, path, note="--entries 100")
     assert compare.load_baseline(path) == {"a": 1.5}
     assert "--entries 100" in path.read_text()
+
+
+def test_ratio_to_must_be_one_of_the_implementations(
+    tmp_path: Any, capsys: Any, monkeypatch: Any
+) -> None:
+    """Refused before anything runs or is written: one line, exit status 2."""
+    from conformance.cli import main  # noqa: PLC0415
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", "--impl", "fastengine", "--ratio-to", "pi@0.85.0", "-q"]) == 2
+    assert "--ratio-to pi@0.85.0 is not among the implementations" in capsys.readouterr().err
+    assert not (tmp_path / "reports").exists()
+
+
+def test_the_tolerance_has_one_default_the_help_shows(capsys: Any) -> None:
+    from conformance.cli import _parser, main  # noqa: PLC0415
+
+    assert _parser().parse_args(["bench"]).tolerance == 0.3
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    assert "below the baseline (0.3)" in " ".join(capsys.readouterr().out.split())

@@ -12,9 +12,10 @@ persisting accumulator, finishes and snapshots (reading included: the implementa
 streams the file itself); `bench.truncate` one `truncate_head` / `truncate_tail` call on
 the whole file decoded as UTF-8 (reading and decoding excluded); `bench.session` one
 session helper on the file's entries (reading and parsing excluded;
-`estimateContextTokens` estimates the messages of the leaf's context, built untimed). The accumulator,
-the parse and the session helpers are the engine's (`Engine`: the reference's or the
-fast engine's); truncation and the token estimate are the reference's for both.
+`estimateContextTokens` estimates the messages of the leaf's context, built untimed).
+The accumulator, the parse and the session helpers are the engine's (`Engine`: the
+reference's or the fast engine's); truncation and the token estimate are the
+reference's for both.
 """
 
 from __future__ import annotations
