@@ -4,7 +4,9 @@ Each implementation runs as its own process (the reference and the fast engine t
 `python -m conformance.adapters.reference` and `python -m conformance.adapters.fastengine`),
 a fresh one per input size or session length, so its
 peak memory (`VmHWM` of the process and its descendants, read from /proc) belongs to
-that size alone. Every request is sent `rounds` times and reported as medians.
+that size alone. Every request is sent `rounds` times and reported as medians; the
+rounds are interleaved (each round asks every implementation once, the order turning),
+so the implementations compared see the same moments of a shared machine.
 
 - **With the bench extension** (`bench.stream`, `bench.truncate`, `bench.session` in
   `hello`) the implementation reads the input file itself and reports the nanoseconds of
@@ -130,6 +132,22 @@ class Measure:
 
 
 @dataclass
+class Rounds:
+    """One implementation's rounds of one request, as they are taken."""
+
+    request: Request
+    via: Via
+    plain: dict[str, Any] = field(default_factory=dict)  # the ordinary op's arguments
+    own: list[int] = field(default_factory=list)  # its figure per round (ns)
+    walls: list[int] = field(default_factory=list)  # the runner's wall time per round (ns)
+    clocks: list[tuple[int, int, int, int]] = field(default_factory=list)  # see Bench._clock
+    answer: Any = None  # the last round's, normalised
+    verdict: Verdict = "ok"
+    detail: str = ""
+    failed: Measure | None = None  # an error or a suspect answer ended the rounds
+
+
+@dataclass
 class Bench:
     """One implementation's process for one group of requests (one size or session)."""
 
@@ -206,50 +224,64 @@ class Bench:
             )
         return None
 
-    def measure(self, request: Request, expected: Any = NOTHING) -> tuple[Measure, Any]:
-        """Run `request` `rounds` times; the measure and the (normalised) answer."""
+    def start(self, request: Request) -> Rounds:
+        """The rounds of `request` to come (`take` each, then `finish`)."""
         via = self.via(request)
         assert via is not None, "ask `via` first"
-        own: list[int] = []
-        walls: list[int] = []
-        clocks: list[tuple[int, int, int, int]] = []
-        answer: Any = None
-        verdict: Verdict = "ok"
-        detail = ""
+        rounds = Rounds(request, via)
         try:
-            plain = request.plain_args() if via == "transport" else {}
-            for _ in range(self.rounds):
-                if via == "bench":
-                    result, wall = self._call(request.bench_op, request.bench_args)
-                    answer = result["answer"]
-                    size = len(json.dumps(answer, separators=(",", ":")))
-                    clocks.append((wall, result["requestNs"], result["elapsedNs"], size))
-                    if request.bench_op == "bench.stream":
-                        answer = digest_persisted(answer)
-                    own.append(result["elapsedNs"])
-                else:
-                    result, wall = self._call(request.plain_op, plain)
-                    answer = request.plain_answer(result)
-                    own.append(wall)
-                walls.append(wall)
-                if expected is not NOTHING and verdict == "ok":
-                    difference = first_difference(expected, answer)
-                    if difference is not None:
-                        verdict, detail = "wrong", f"differs from the reference at {difference}"
+            rounds.plain = request.plain_args() if via == "transport" else {}
         except Suspect as suspect:
-            return Measure(via, NAN, NAN, suspect.verdict, suspect.detail), None
+            rounds.failed = Measure(via, NAN, NAN, suspect.verdict, suspect.detail)
+        return rounds
+
+    def take(self, rounds: Rounds, expected: Any = NOTHING) -> None:
+        """One round of `rounds`: its times, its answer checked against `expected`."""
+        if rounds.failed is not None:
+            return
+        request = rounds.request
+        try:
+            if rounds.via == "bench":
+                result, wall = self._call(request.bench_op, request.bench_args)
+                answer = result["answer"]
+                size = len(json.dumps(answer, separators=(",", ":")))
+                rounds.clocks.append((wall, result["requestNs"], result["elapsedNs"], size))
+                if request.bench_op == "bench.stream":
+                    answer = digest_persisted(answer)
+                rounds.own.append(result["elapsedNs"])
+            else:
+                result, wall = self._call(request.plain_op, rounds.plain)
+                answer = request.plain_answer(result)
+                rounds.own.append(wall)
+        except Suspect as suspect:
+            rounds.failed = Measure(rounds.via, NAN, NAN, suspect.verdict, suspect.detail)
+            return
         except AdapterError as error:
-            return Measure(via, NAN, NAN, "error", str(error)[:300]), None
-        wall_seconds = statistics.median(walls) / 1e9
-        seconds = statistics.median(own) / 1e9
-        clock = self._clock(clocks) if clocks else None
+            rounds.failed = Measure(rounds.via, NAN, NAN, "error", str(error)[:300])
+            return
+        rounds.walls.append(wall)
+        rounds.answer = answer
+        if expected is not NOTHING and rounds.verdict == "ok":
+            difference = first_difference(expected, answer)
+            if difference is not None:
+                rounds.verdict = "wrong"
+                rounds.detail = f"differs from the reference at {difference}"
+
+    def finish(self, rounds: Rounds) -> tuple[Measure, Any]:
+        """The measure of the rounds taken (medians, the clock judged) and the last answer."""
+        if rounds.failed is not None:
+            return rounds.failed, None
+        wall_seconds = statistics.median(rounds.walls) / 1e9
+        seconds = statistics.median(rounds.own) / 1e9
+        verdict, detail = rounds.verdict, rounds.detail
+        clock = self._clock(rounds.clocks) if rounds.clocks else None
         if clock is not None:
             seconds = wall_seconds
             if verdict == "ok":
                 kind, _, _ = clock.partition(":")
                 verdict = "under-reports" if kind == "under-reports" else "over-reports"
                 detail = clock
-        return Measure(via, seconds, wall_seconds, verdict, detail), answer
+        return Measure(rounds.via, seconds, wall_seconds, verdict, detail), rounds.answer
 
 
 @dataclass
@@ -261,6 +293,19 @@ class Group:
     hellos: dict[str, Mapping[str, Any]]  # label -> its hello
 
 
+def _open(spec: str, *, rounds: int, timeout: float) -> Bench | str:
+    """The implementation's process, started and handshaken, or why it did not start."""
+    bench: Bench | None = None
+    try:
+        bench = Bench(spec, timeout=timeout, rounds=rounds)
+        bench.__enter__()
+    except (AdapterError, InstallError, OSError, ValueError) as error:
+        if bench is not None:
+            bench.__exit__()
+        return str(error)[:300]
+    return bench
+
+
 def measure_group(
     specs: Sequence[str],
     requests: Mapping[str, Request],
@@ -269,51 +314,63 @@ def measure_group(
     timeout: float,
     step: Callable[..., None] = lambda advance=1, note=None: None,
 ) -> Group:
-    """Every implementation on every request, the reference first (it is the oracle).
+    """Every implementation on every request, rounds interleaved, the reference first.
 
-    A request an implementation cannot be measured on (neither its bench op nor its
-    ordinary op in `hello`) gets None. `step` (`conformance.progress`) is told of each
-    implementation's requests as they are done.
+    All the implementations' processes are started first; then, request by request, each
+    round asks every implementation once, the reference first in the first round (its
+    answer is the oracle the others' are checked against) and the order turning by one
+    each round after, so all see the same moments of a shared machine. A request an
+    implementation cannot be measured on (neither its bench op nor its ordinary op in
+    `hello`) gets None; one that did not start gets an error figure on every request.
+    `step` (`conformance.progress`) is told of each request as it is done.
     """
-    order = ["reference", *[s for s in specs if canonical_name(s) != "reference"]]
-    expected: dict[str, Any] = {}
+    labels = {"reference": "reference"}
+    for spec in specs:
+        labels.setdefault(canonical_name(spec), spec)
     group = Group({name: {} for name in requests}, {}, {})
-    for spec in order:
-        label = canonical_name(spec)
+    benches: dict[str, Bench] = {}
+    for label, spec in labels.items():
         group.peaks[label] = None
-        bench: Bench | None = None
-        try:
-            bench = Bench(spec, timeout=timeout, rounds=rounds)
-            bench.__enter__()
-        except (AdapterError, InstallError, OSError, ValueError) as error:
-            if bench is not None:
-                bench.__exit__()
-            for name in requests:  # an install or start that failed: the column says why
-                group.measures[name][label] = Measure("bench", NAN, NAN, "error", str(error)[:300])
-            step(advance=len(requests), note=f"{label} did not start")
-            continue
-        done = 0
-        try:
-            group.hellos[label] = dict(bench.hello)
-            for name, request in requests.items():
-                step(advance=0, note=f"{label} {name}")
-                measure: Measure | None = None
-                if bench.via(request) is not None:
-                    measure, answer = bench.measure(request, expected.get(name, NOTHING))
-                    if label == "reference":  # its answers are the oracle, its clock judged
-                        if measure.verdict in ("wrong", "error"):
-                            raise RuntimeError(f"the reference failed {name}: {measure.detail}")
-                        expected[name] = answer
-                group.measures[name][label] = measure
-                done += 1
-                step()
-            group.peaks[label] = bench.peak_kib()
-        except AdapterError as error:
-            step(advance=len(requests) - done, note=f"{label} failed")
+        opened = _open(spec, rounds=rounds, timeout=timeout)
+        if isinstance(opened, str):  # an install or start that failed: the column says why
             for name in requests:
-                group.measures[name].setdefault(
-                    label, Measure("bench", NAN, NAN, "error", str(error)[:300])
-                )
-        finally:
+                group.measures[name][label] = Measure("bench", NAN, NAN, "error", opened)
+            continue
+        benches[label] = opened
+        group.hellos[label] = dict(opened.hello)
+    try:
+        for name, request in requests.items():
+            step(advance=0, note=name)
+            _interleave(benches, name, request, rounds, group)
+            step(advance=len(labels))
+        for label, bench in benches.items():
+            group.peaks[label] = bench.peak_kib()
+    finally:
+        for bench in benches.values():
             bench.__exit__()
     return group
+
+
+def _interleave(
+    benches: Mapping[str, Bench], name: str, request: Request, rounds: int, group: Group
+) -> None:
+    """`rounds` rounds of `request` over every implementation that can answer it."""
+    taking = []
+    for label, bench in benches.items():
+        group.measures[name][label] = None
+        if bench.via(request) is not None:
+            taking.append((label, bench, bench.start(request)))
+    expected: Any = NOTHING
+    for turn in range(rounds):
+        shift = turn % len(taking) if taking else 0
+        for label, bench, state in taking[shift:] + taking[:shift]:
+            bench.take(state, NOTHING if label == "reference" else expected)
+            if label == "reference" and turn == 0:
+                if state.failed is not None:
+                    raise RuntimeError(f"the reference failed {name}: {state.failed.detail}")
+                expected = state.answer
+    for label, bench, state in taking:
+        measure, _ = bench.finish(state)
+        if label == "reference" and measure.verdict in ("wrong", "error"):
+            raise RuntimeError(f"the reference failed {name}: {measure.detail}")
+        group.measures[name][label] = measure

@@ -220,3 +220,28 @@ def test_each_row_is_labelled_by_the_implementation_it_timed(
     group = measure.measure_group(["fastengine"], request, rounds=1, timeout=60)
     assert group.hellos["reference"]["implementation"]["name"] == "ctxspec-reference"
     assert group.hellos["fastengine"]["implementation"]["name"] == "ctxspec-fastengine"
+
+
+def test_rounds_are_interleaved_the_reference_first(
+    inputs: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each round asks every implementation once; the reference opens the first round."""
+    taken: list[str] = []
+    original = measure.Bench.take
+
+    def recording(self: measure.Bench, rounds: measure.Rounds, expected: Any = None) -> None:
+        taken.append(self.spec)
+        original(self, rounds, expected)
+
+    monkeypatch.setattr(measure.Bench, "take", recording)
+    request = {"head": bench_requests.truncate_request(inputs["log"], "head")}
+    group = measure.measure_group(["fastengine"], request, rounds=3, timeout=60)
+    assert taken == [
+        "reference",
+        "fastengine",
+        "fastengine",
+        "reference",
+        "reference",
+        "fastengine",
+    ]
+    assert all(m is not None and m.verdict == "ok" for m in group.measures["head"].values())
