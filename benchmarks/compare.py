@@ -12,24 +12,36 @@ shared machine moved by up to ~20%); ratios missing on either side (a size not
 run, an implementation not installed) are listed, never failed.
 
 The reference's own ratios are listed, not gated: it is the plain oracle, measured to
-check every answer, not the engine raced. Session ratios are gated from
-`SESSION_GATE_ENTRIES` entries on, not `estimateContextTokens`
-(microseconds on both sides): below that size a helper takes well under a millisecond and
-its ratio moved by up to 2x between runs on the 2-core shared machine, where the streaming
-and batch ratios moved by less than a third.
+check every answer, not the engine raced. Stream and batch ratios are gated from 16 MiB
+on (a 1 MiB figure is a few milliseconds), the stream's on the mixed log only (the other
+flavours are listed, as before the one path). Session ratios are gated from
+`SESSION_GATE_ENTRIES` entries on, not `estimateContextTokens` (microseconds on both
+sides): below that size a helper takes about a millisecond or less.
+
+Runs on the 2-core shared machine disagree by more than the tolerance (the 64 MiB mixed
+stream's fastengine / Pi ratio was 17.7, 23.6 and 10.8 in three runs of one evening), so
+the committed baseline is the per-ratio minimum of several runs (`python -m
+benchmarks.compare RESULTS.json ...`, `minimum`), a floor a busy run can still fall
+through; a gate that holds on a noisy machine counts instructions instead.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
-from collections.abc import Mapping
+import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from benchmarks.requests import parse_size
+
 BASELINE: Final = Path(__file__).resolve().parent / "baseline.json"
 SESSION_GATE_ENTRIES: Final = 100000
+GATE_BYTES: Final = 16 << 20  # stream and batch ratios are gated from 16 MiB on
+GATED_FLAVOURS: Final = frozenset({"mixed"})
 UNGATED_SESSION_HELPERS: Final = frozenset({"estimateContextTokens"})
 PARTS: Final = ("stream", "truncate", "sessions")
 
@@ -68,17 +80,31 @@ def ratios(results: Mapping[str, Any], ratio_to: str) -> dict[str, float]:
 def gated(name: str) -> bool:
     """Whether a ratio can fail the gate (see the module docstring)."""
     part, _, rest = name.partition(" ")
+    size, _, figure = rest.partition(": ")
+    what = figure.partition(" ")[0]
     if name.rpartition(" / ")[0].endswith(" reference"):
         return False  # the oracle is measured to check answers, not raced
-    if part != "sessions":
-        return True
-    size, _, figure = rest.partition(": ")
-    helper = figure.partition(" ")[0]
-    return (
-        size.isdigit()
-        and int(size) >= SESSION_GATE_ENTRIES
-        and helper not in UNGATED_SESSION_HELPERS
-    )
+    if part == "sessions":
+        return (
+            size.isdigit()
+            and int(size) >= SESSION_GATE_ENTRIES
+            and what not in UNGATED_SESSION_HELPERS
+        )
+    try:
+        large = parse_size(size) >= GATE_BYTES
+    except ValueError:
+        return False
+    return large and (part != "stream" or what in GATED_FLAVOURS)
+
+
+def minimum(runs: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    """The per-ratio minimum of several runs' ratios (a baseline a quiet run cannot fail
+    by being quiet, nor a busy one by catching the machine busier than the others)."""
+    out: dict[str, float] = {}
+    for ratios in runs:
+        for name, value in ratios.items():
+            out[name] = min(value, out.get(name, value))
+    return out
 
 
 def compare(
@@ -116,7 +142,35 @@ def load_baseline(path: Path = BASELINE) -> dict[str, float]:
 
 def save_baseline(current: Mapping[str, float], path: Path = BASELINE, note: str = "") -> None:
     body = {
-        "note": f"ratios of one run of {note}; see benchmarks/compare.py",
+        "note": f"{note}; see benchmarks/compare.py",
         "ratios": dict(current),
     }
     path.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n", "utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m benchmarks.compare RESULTS.json ... [--out FILE]`: a baseline as the
+    per-ratio minimum of several `ctxspec bench` runs (their `results.json`)."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.compare")
+    parser.add_argument("results", nargs="+", type=Path, help="results.json of bench runs")
+    parser.add_argument("--out", type=Path, default=BASELINE, help="the baseline to write")
+    options = parser.parse_args(argv)
+    runs, stamps = [], []
+    for path in options.results:
+        try:
+            runs.append(json.loads(path.read_text("utf-8"))["ratios"])
+        except (OSError, ValueError, KeyError) as error:
+            print(
+                f"python -m benchmarks.compare: {path}: not a bench run's results ({error})",
+                file=sys.stderr,
+            )
+            return 2
+        stamps.append(path.parent.name)
+    note = f"the per-ratio minimum of the `ctxspec bench` runs {', '.join(stamps)}"
+    save_baseline(minimum(runs), options.out, note=note)
+    print(options.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

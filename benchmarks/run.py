@@ -186,7 +186,8 @@ def bench(options: Options) -> int:
             f"--entries {','.join(map(str, options.entries))}",
             f"--rounds {options.rounds}",
         ]
-        compare.save_baseline(current, options.baseline, note=f"`{' '.join(command)}` ({stamp})")
+        note = f"ratios of one run of `{' '.join(command)}` ({stamp})"
+        compare.save_baseline(current, options.baseline, note=note)
     path = report.write(results, out, stamp, ratio_to, gate=gate)
     print(path)
     return status

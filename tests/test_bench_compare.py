@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -61,14 +62,18 @@ def test_ratios_are_the_base_time_over_each_and_skip_what_cannot_be_taken() -> N
     assert compare.ratios(RESULTS, "reference")["truncate 1GiB: head fastengine / reference"] == 2
 
 
-def test_gated_sessions_from_100k_entries_not_the_estimate_nor_the_reference() -> None:
+def test_gated_from_16mib_and_100k_entries_mixed_only_not_the_estimate_nor_reference() -> None:
     baseline = {
         "sessions 100000: buildSessionContext fastengine / pi@0.85.0": 1.0,
         "sessions 1000000: navigation fastengine / pi@0.85.0": 1.0,
         "sessions 10000: buildSessionContext fastengine / pi@0.85.0": 1.0,
         "sessions 100000: estimateContextTokens fastengine / pi@0.85.0": 1.0,
+        "stream 16MiB: mixed fastengine / pi@0.85.0": 1.0,
+        "stream 16MiB: crlf fastengine / pi@0.85.0": 1.0,
         "stream 1MiB: mixed fastengine / pi@0.85.0": 1.0,
-        "stream 1MiB: mixed reference / pi@0.85.0": 1.0,
+        "truncate 64MiB: head fastengine / pi@0.85.0": 1.0,
+        "truncate 1MiB: head fastengine / pi@0.85.0": 1.0,
+        "stream 16MiB: mixed reference / pi@0.85.0": 1.0,
         "sessions 100000: findCutPoint reference / pi@0.85.0": 1.0,
     }
     current = dict.fromkeys(baseline, 0.1)
@@ -76,19 +81,36 @@ def test_gated_sessions_from_100k_entries_not_the_estimate_nor_the_reference() -
     assert sorted(r.name for r in regressions) == [
         "sessions 1000000: navigation fastengine / pi@0.85.0",
         "sessions 100000: buildSessionContext fastengine / pi@0.85.0",
-        "stream 1MiB: mixed fastengine / pi@0.85.0",
+        "stream 16MiB: mixed fastengine / pi@0.85.0",
+        "truncate 64MiB: head fastengine / pi@0.85.0",
     ]
 
 
 def test_only_a_fall_beyond_the_tolerance_is_a_regression() -> None:
     small = "sessions 1000: findCutPoint fastengine / pi@0.85.0"
-    baseline = {"a": 10.0, "b": 10.0, "gone": 1.0, small: 1.0}
-    current = {"a": 7.4, "b": 7.6, "new": 3.0, small: 0.1}
+    a, b = (f"truncate 16MiB: {side} fastengine / pi@0.85.0" for side in ("head", "tail"))
+    baseline = {a: 10.0, b: 10.0, "gone": 1.0, small: 1.0}
+    current = {a: 7.4, b: 7.6, "new": 3.0, small: 0.1}
     regressions = compare.compare(current, baseline, tolerance=0.25)
-    assert [r.name for r in regressions] == ["a"]  # small session sizes are listed, not gated
+    assert [r.name for r in regressions] == [a]  # small session sizes are listed, not gated
     table = compare.render(current, baseline, regressions)
     assert "REGRESSION" in table and "not measured in this run" in table and "no baseline" in table
     assert "(listed)" in table
+
+
+def test_the_baseline_of_several_runs_is_their_per_ratio_minimum(tmp_path: Any) -> None:
+    runs = []
+    for n, ratios in enumerate([{"a": 2.0, "b": 1.0}, {"a": 1.5, "c": 4.0}]):
+        run = tmp_path / f"bench-{n}" / "results.json"
+        run.parent.mkdir()
+        run.write_text(json.dumps({"ratios": ratios}))
+        runs.append(str(run))
+    out = tmp_path / "baseline.json"
+    assert compare.main([*runs, "--out", str(out)]) == 0
+    assert compare.load_baseline(out) == {"a": 1.5, "b": 1.0, "c": 4.0}
+    assert "bench-0, bench-1" in out.read_text()
+    (tmp_path / "other.json").write_text("{}")
+    assert compare.main([str(tmp_path / "other.json"), "--out", str(tmp_path / "x.json")]) == 2
 
 
 def test_a_saved_baseline_loads_back(tmp_path: Any) -> None:
