@@ -11,8 +11,8 @@
     ctxspec cases list|lint [--root DIR]  the corpus (or DIR): one line per case, or its lint
     ctxspec fuzz --impl X [--against pi@0.85.0] [--op OP] [--examples N] [--seed S]
                  [--write-cases DIR]   differential fuzzing; minimal divergences as cases
-    ctxspec bench [SIZE ...] [--compare]  benchmark report with plots; ratio gate (bench group)
-    ctxspec bench --impl A --impl B [SIZE ...]  any implementations side by side in one report
+    ctxspec bench [--impl A --impl B ...] [SIZE ...] [--compare]  implementations side by side
+                 over the protocol (default fastengine, pi@0.85.0): report, plots, ratio gate
 
 Exit status (docs/cli.md): 0 when nothing failed, errored or passed unexpectedly;
 1 when something did; 2 bad usage: an argument ctxspec refuses, a selection that matches
@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -38,6 +37,7 @@ from typing import Any
 
 import pytest
 
+from benchmarks.command import add_bench_command
 from conformance.aliases import lint as lint_aliases
 from conformance.cases import BOUNDARIES, Case, lint, load_cases, load_cases_from
 from conformance.cli_args import (
@@ -46,23 +46,18 @@ from conformance.cli_args import (
     UsageError,
     check_expectations,
     check_selection,
-    fraction,
     impl_spec,
     input_dir,
     input_file,
     keyword,
-    lengths,
     output_file,
     pi_range,
     positive_int,
     read_results,
     require,
     seconds,
-    size,
-    sizes,
     workers,
 )
-from conformance.cli_args import flavours as flavour_list
 from conformance.errors import CorpusError
 from conformance.expectations import default_expectations_file, load_expectations
 from conformance.harnesses import pi as pi_adapter
@@ -308,34 +303,6 @@ def _show_cases(cases: Sequence[Case], ids: Sequence[str]) -> int:
     return 0
 
 
-def _bench(options: argparse.Namespace) -> int:
-    root = Path(__file__).resolve().parent.parent / "benchmarks"
-    if not (root / "report.py").is_file():
-        print("ctxspec: bench runs from a checkout (benchmarks/ is not installed)", file=sys.stderr)
-        return 2
-    if options.baseline is not None:
-        check = input_file if options.compare else output_file
-        require("--baseline", check, str(options.baseline))
-    command = [sys.executable, str(root / "report.py"), *options.sizes]
-    if options.batch is not None:
-        command += ["--batch", options.batch]
-    if options.compare:
-        command.append("--compare")
-    if options.baseline is not None:
-        command += ["--baseline", str(options.baseline)]
-    if options.tolerance is not None:
-        command += ["--tolerance", str(options.tolerance)]
-    if options.save_baseline:
-        command.append("--save-baseline")
-    for spec in options.impl:
-        command += ["--impl", spec]
-    for flag in ("entries", "flavours", "rounds", "timeout", "ratio_to"):
-        value = getattr(options, flag)
-        if value is not None:
-            command += [f"--{flag.replace('_', '-')}", str(value)]
-    return subprocess.run(command, check=False).returncode
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = Parser(prog="ctxspec", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -425,43 +392,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     cases.set_defaults(run=_cases)
 
-    bench = commands.add_parser("bench", help="write the benchmark report (needs the bench group)")
-    bench.add_argument(
-        "sizes",
-        nargs="*",
-        type=size,
-        metavar="SIZE",
-        help="stream input sizes, e.g. 16MiB 256MiB 1GiB",
-    )
-    bench.add_argument(
-        "--batch", type=sizes, metavar="SIZE,...", help="batch head/tail sizes (16MiB,64MiB)"
-    )
-    bench.add_argument(
-        "--compare", action="store_true", help="fail when a ratio falls below the baseline"
-    )
-    bench.add_argument("--baseline", type=Path, help="baseline file (benchmarks/baseline.json)")
-    bench.add_argument("--tolerance", type=fraction, help="allowed fall of a ratio (0.25)")
-    bench.add_argument("--save-baseline", action="store_true", help="write this run's ratios")
-    bench.add_argument(
-        "--impl",
-        type=impl_spec,
-        action="append",
-        default=[],
-        help="measure this implementation too, side by side in one report (repeatable): "
-        "reference, fastengine, pi@VERSION, NAME@VERSION or a command speaking protocol v1",
-    )
-    bench.add_argument(
-        "--entries", type=lengths, metavar="N,...", help="session lengths (1000,10000,100000)"
-    )
-    bench.add_argument(
-        "--flavours", type=flavour_list, metavar="F,...", help="stream log flavours (all five)"
-    )
-    bench.add_argument("--rounds", type=positive_int, help="requests per figure, medians (3)")
-    bench.add_argument("--timeout", type=seconds, help="seconds per request (600)")
-    bench.add_argument(
-        "--ratio-to", type=impl_spec, help="ratios against this one (the first pi@ given)"
-    )
-    bench.set_defaults(run=_bench)
+    add_bench_command(commands)
     return parser
 
 

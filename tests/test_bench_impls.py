@@ -13,17 +13,14 @@ from typing import Any
 
 import pytest
 
+from benchmarks import answers, measure, report
+from benchmarks import requests as bench_requests
+from benchmarks import run as bench_run
+from benchmarks.requests import HELPERS, make_session
 from conformance.harnesses import fastengine, reference
 from conformance.harnesses.reference import handle
 from conformance.protocol import validate_args, validate_result
 from corpora.generators.logs import cached_stream_log
-
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))
-
-import impls  # noqa: E402  (a script beside the benchmarks, not a package)
-import impls_report  # noqa: E402
-from test_bench_sessions import make_session  # noqa: E402
 
 FAKE = Path(__file__).resolve().parent / "fake_bench_impl.py"
 
@@ -40,30 +37,31 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "log": cached_stream_log("mixed", 256 << 10, cache, seed=3),
         "invalid": cached_stream_log("invalid", 256 << 10, cache, seed=3),
         "session": session,
-        "sessionPath": impls.write_session(session, cache / "session.jsonl"),
+        "sessionPath": bench_requests.write_session(session, cache / "session.jsonl"),
     }
 
 
-def requests(inputs: dict[str, Any]) -> dict[str, impls.Request]:
+def requests(inputs: dict[str, Any]) -> dict[str, bench_requests.Request]:
     out = {
-        "stream": impls.stream_request(inputs["log"]),
-        "stream invalid": impls.stream_request(inputs["invalid"]),
-        "head": impls.truncate_request(inputs["log"], "head"),
-        "tail": impls.truncate_request(inputs["log"], "tail"),
+        "stream": bench_requests.stream_request(inputs["log"]),
+        "stream invalid": bench_requests.stream_request(inputs["invalid"]),
+        "head": bench_requests.truncate_request(inputs["log"], "head"),
+        "tail": bench_requests.truncate_request(inputs["log"], "tail"),
     }
-    for helper in impls.HELPERS:
-        out[helper] = impls.session_request(inputs["sessionPath"], helper, inputs["session"])
+    for helper in HELPERS:
+        path, session = inputs["sessionPath"], inputs["session"]
+        out[helper] = bench_requests.session_request(path, helper, session)
     return out
 
 
-def measure_side(inputs: dict[str, Any], label: str, side: str) -> impls.Measure | None:
+def measure_side(inputs: dict[str, Any], label: str, side: str) -> measure.Measure | None:
     """One implementation's measure of one truncation side, alone in its group."""
-    request = {side: impls.truncate_request(inputs["log"], side)}
-    return impls.measure_group([label], request, rounds=2, timeout=60).measures[side][label]
+    request = {side: bench_requests.truncate_request(inputs["log"], side)}
+    return measure.measure_group([label], request, rounds=2, timeout=60).measures[side][label]
 
 
-def run(inputs: dict[str, Any], *specs: str) -> impls.Group:
-    return impls.measure_group(specs, requests(inputs), rounds=2, timeout=60)
+def run(inputs: dict[str, Any], *specs: str) -> measure.Group:
+    return measure.measure_group(specs, requests(inputs), rounds=2, timeout=60)
 
 
 ENGINES = pytest.mark.parametrize(
@@ -97,10 +95,10 @@ def test_bench_answers_are_the_ordinary_ops_answers(
     for name, request in requests(inputs).items():
         bench = engine_handle(request.bench_op, request.bench_args).result["answer"]
         if request.bench_op == "bench.stream":
-            bench = impls.digest_persisted(bench)
+            bench = answers.digest_persisted(bench)
         plain = handle(request.plain_op, json.loads(json.dumps(request.plain_args())))
         assert plain.error is None, (name, plain.error)
-        assert impls.first_difference(bench, request.plain_answer(plain.result)) is None, name
+        assert answers.first_difference(bench, request.plain_answer(plain.result)) is None, name
 
 
 @pytest.mark.parametrize(
@@ -154,7 +152,8 @@ def test_without_bench_ops_the_ordinary_ops_measure_with_transport(inputs: dict[
         assert theirs is not None and theirs.via == "transport", name
         assert theirs.verdict == "ok", (name, theirs.detail)
         assert theirs.seconds == theirs.wall_seconds
-    assert group.peaks[label] is not None and group.peaks[label] > 0
+    peak = group.peaks[label]
+    assert peak is not None and peak > 0
 
 
 def test_the_fast_engine_is_raced_over_its_bench_ops(inputs: dict[str, Any]) -> None:
@@ -182,26 +181,67 @@ def test_pi_bench_ops_agree_with_the_reference(inputs: dict[str, Any]) -> None:
 
 
 def test_the_report_has_a_column_and_a_line_per_implementation(
-    inputs: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    inputs: dict[str, Any], tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(impls_report, "CACHE", tmp_path / "cache")
     wrong, plain = fake("fast-wrong"), fake("no-bench")
-    results = impls_report.run(
+    results = bench_run.run(
         [wrong, plain],
         sizes=["256KiB"],
         truncate_sizes=["256KiB"],
         entries=[60],
         flavours=["mixed"],
         rounds=1,
-        log=lambda _: None,
+        cache=tmp_path / "cache",
+        quiet=True,
     )
     assert results["implementations"] == ["reference", wrong, plain]
-    report = impls_report.write(results, tmp_path / "out", "now", "reference").read_text()
+    text = report.write(results, tmp_path / "out", "now", "reference").read_text()
     for label in results["implementations"]:
-        assert f"| {label.replace('|', chr(92) + '|')} |" in report
-    assert "✗ wrong answer" in report and "†" in report
-    assert f"- {wrong}, truncate 256KiB head: **wrong**" in report
+        assert f"| {label.replace('|', chr(92) + '|')} |" in text
+    assert "✗ wrong answer" in text and "†" in text
+    assert f"- {wrong}, truncate 256KiB head: **wrong**" in text
+    assert "## Ratios against reference" in text
+    assert "## Token estimates against cl100k_base tokens" in text
     for plot in ("throughput.png", "ratio.png", "memory.png", "sessions.png"):
         assert (tmp_path / "out" / plot).stat().st_size > 0
     saved = json.loads((tmp_path / "out" / "results.json").read_text())
     assert saved["truncate"]["256KiB"]["measures"]["head"][wrong]["verdict"] == "wrong"
+    estimates = saved["estimates"]["reference"]
+    if "error" not in estimates:  # tiktoken (the bench group) installed
+        assert estimates["prose"]["estimate"] > 0 and estimates["prose"]["actual"] > 0
+        assert saved["estimates"][plain]["prose"] == estimates["prose"]
+
+
+def test_each_row_is_labelled_by_the_implementation_it_timed(
+    inputs: dict[str, Any], tmp_path: Path
+) -> None:
+    """The reference's row times the reference, the fast engine's the fast engine."""
+    request = {"head": bench_requests.truncate_request(inputs["log"], "head")}
+    group = measure.measure_group(["fastengine"], request, rounds=1, timeout=60)
+    assert group.hellos["reference"]["implementation"]["name"] == "ctxspec-reference"
+    assert group.hellos["fastengine"]["implementation"]["name"] == "ctxspec-fastengine"
+
+
+def test_rounds_are_interleaved_the_reference_first(
+    inputs: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each round asks every implementation once; the reference opens the first round."""
+    taken: list[str] = []
+    original = measure.Bench.take
+
+    def recording(self: measure.Bench, rounds: measure.Rounds, expected: Any = None) -> None:
+        taken.append(self.spec)
+        original(self, rounds, expected)
+
+    monkeypatch.setattr(measure.Bench, "take", recording)
+    request = {"head": bench_requests.truncate_request(inputs["log"], "head")}
+    group = measure.measure_group(["fastengine"], request, rounds=3, timeout=60)
+    assert taken == [
+        "reference",
+        "fastengine",
+        "fastengine",
+        "reference",
+        "reference",
+        "fastengine",
+    ]
+    assert all(m is not None and m.verdict == "ok" for m in group.measures["head"].values())

@@ -8,11 +8,12 @@
 //   bench.truncate truncateHead / truncateTail of the whole file read as UTF-8 (reading
 //                  excluded)
 //   bench.session  one helper on the file's entries (reading and parsing excluded; the
-//                  SessionManager and, for navigation, the AgentSession made beforehand)
+//                  SessionManager and, for navigation, the AgentSession made beforehand;
+//                  for estimateContextTokens, the leaf's context built beforehand)
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { hostSession } from "../host.mjs";
 
-const HELPERS = ["buildSessionContext", "findCutPoint", "prepareCompaction",
+const HELPERS = ["buildSessionContext", "estimateContextTokens", "findCutPoint", "prepareCompaction",
   "collectEntriesForBranchSummary", "navigation"];
 
 // what each op needs of Pi (the adapter leaves an op out of hello when a module is absent)
@@ -112,6 +113,11 @@ export default async function benchOps(context) {
     buildSessionContext: (entries, a) => ({
       call: () => sessions.buildSessionContext(entries, "leafId" in a ? a.leafId : undefined),
     }),
+    estimateContextTokens: (entries, a) => {
+      // the messages of the leaf's context, built before the clock starts
+      const { messages } = sessions.buildSessionContext(entries, "leafId" in a ? a.leafId : undefined);
+      return { call: () => compaction.estimateContextTokens(messages) };
+    },
     findCutPoint: (entries, a) => ({
       call: () => compaction.findCutPoint(entries, 0, entries.length,
         a.keepRecentTokens ?? compaction.DEFAULT_COMPACTION_SETTINGS.keepRecentTokens),

@@ -11,9 +11,11 @@ What is measured: `bench.stream` reads the file in `chunkBytes` chunks into the
 persisting accumulator, finishes and snapshots (reading included: the implementation
 streams the file itself); `bench.truncate` one `truncate_head` / `truncate_tail` call on
 the whole file decoded as UTF-8 (reading and decoding excluded); `bench.session` one
-session helper on the file's entries (reading and parsing excluded). The accumulator,
-the parse and the session helpers are the engine's (`Engine`: the reference's or the
-fast engine's); truncation is the reference's for both.
+session helper on the file's entries (reading and parsing excluded;
+`estimateContextTokens` estimates the messages of the leaf's context, built untimed).
+The accumulator, the parse and the session helpers are the engine's (`Engine`: the
+reference's or the fast engine's); truncation and the token estimate are the
+reference's for both.
 """
 
 from __future__ import annotations
@@ -27,12 +29,13 @@ from typing import Any, Final
 
 import reference
 from conformance.harnesses.reference.ops import Engine, Handler
-from reference import compaction, session
+from reference import compaction, session, tokens
 from reference.edge.persist import persist_stream
 from reference.errors import InvalidInput
 
-HELPERS: Final = (
+HELPERS: Final = (  # the schema's bench.session.helper, in the report's order
     "buildSessionContext",
+    "estimateContextTokens",
     "findCutPoint",
     "prepareCompaction",
     "collectEntriesForBranchSummary",
@@ -106,6 +109,10 @@ def _session_call(
     leaf = args.get("leafId", session.UNSET)
     if helper == "buildSessionContext":
         return lambda: engine.build_session_context(entries, leaf)
+    if helper == "estimateContextTokens":
+        # untimed, as in Pi's adapter: the messages of the leaf's context, then estimated
+        messages = engine.build_session_context(entries, leaf).messages
+        return lambda: tokens.estimate_context_tokens(messages)
     if helper == "findCutPoint":
         keep = args.get("keepRecentTokens", compaction.CompactionSettings().keep_recent_tokens)
         return lambda: engine.find_cut_point(entries, 0, len(entries), keep)

@@ -1,0 +1,11 @@
+"""`ctxspec bench`: the one benchmark path, every figure over protocol v1.
+
+- `requests`: the inputs (stream logs, the benchmark session) and each figure's request,
+  by the bench op and by the ordinary op.
+- `answers`: whether an answer can be taken (the reference's, digests, `Suspect`).
+- `measure`: an implementation's process, its rounds, its clock judged, its peak memory.
+- `estimates`: each implementation's token estimate against real token counts.
+- `run`: the command: everything measured, the report written, the gate checked.
+- `report`, `plots`: `report.md` and the four plots; `compare`: the gate and
+  `baseline.json`.
+"""

