@@ -66,15 +66,15 @@ class _Lines:
     """The plain-line display: one line per `interval` seconds at most, and the last."""
 
     def __init__(
-        self, total: int | None, label: str, out: TextIO, interval: float, clock: Callable[[], float]
+        self,
+        total: int | None,
+        label: str,
+        out: TextIO,
+        interval: float,
+        clock: Callable[[], float],
     ) -> None:
-        self.total, self.label, self.out, self.interval, self.clock = (
-            total,
-            label,
-            out,
-            interval,
-            clock,
-        )
+        self.total, self.label, self.out = total, label, out
+        self.interval, self.clock = interval, clock
         self.done = 0
         self.note = ""
         self.started = clock()
