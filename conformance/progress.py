@@ -13,8 +13,12 @@ heartbeat, not a flood. `quiet=True` writes nothing. `total=None` counts without
 (no percentage, no time left). The estimate of time left is the mean time per step so far
 times the steps left: steps that differ in cost (a 1 MiB and a 64 MiB input) make it rough.
 
-Used by `ctxspec bench`; meant for the other long commands (fuzz, matrix, changelog,
-installs) too, so it depends on nothing of ctxspec's.
+Work with no count (an install) uses `status(label)` instead: a spinner with the label
+and the elapsed time on a terminal, gone when the work ends (`transient`), and one plain
+line, the label, otherwise.
+
+Used by `ctxspec bench`, `fuzz`, `matrix`, `changelog`, `sweep` and the installs of named
+implementations, so it depends on nothing of ctxspec's.
 """
 
 from __future__ import annotations
@@ -31,12 +35,13 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    SpinnerColumn,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
 
-__all__ = ["Step", "is_terminal", "progress"]
+__all__ = ["Step", "is_terminal", "progress", "status"]
 
 INTERVAL = 5.0  # seconds between two plain lines
 
@@ -157,3 +162,29 @@ def progress(
                 bar.update(task, advance=advance, note=note)
 
         yield step
+
+
+@contextmanager
+def status(
+    label: str,
+    *,
+    quiet: bool = False,
+    stream: TextIO | None = None,
+    console: Console | None = None,
+) -> Iterator[None]:
+    """Show `label` while the block runs: a transient spinner with the elapsed time on a
+    terminal (or on `console`), else the label as one plain line; nothing when `quiet`."""
+    if quiet:
+        yield
+        return
+    out = stream if stream is not None else sys.stderr
+    if console is None and is_terminal(out):
+        console = Console(file=out)
+    if console is None:
+        print(label, file=out, flush=True)
+        yield
+        return
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as spinner:
+        spinner.add_task(label, total=None)
+        yield

@@ -8,7 +8,9 @@ assumes a case changes once in the range; a case that changes and changes back b
 two probes is not seen, so the page states which releases were run.
 
 The output is a Markdown page: per release, the cases it changed, each with its status
-before and after and the diff lines at the first changed release.
+before and after and the diff lines at the first changed release. While it works, a count
+of the conform runs so far (the two ends, then each bisection step) shows on stderr
+(`conformance.progress`), with no total: the steps depend on what changed.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 from conformance.cases import load_cases
 from conformance.harnesses import pi
+from conformance.progress import progress
 from conformance.tools.expectations_write import Change, diff_lines, load_changes, match_changes
 from conformance.transport.named import InstallError, parse_named
 
@@ -290,13 +293,16 @@ def main_changelog(
     else:
         versions = published_versions(family, first, last)
         print(f"ctxspec changelog: releases {' '.join(versions)}", file=sys.stderr)
+        with progress(None, "changelog conform runs") as step:
 
-        def run(impl: str, ids: Sequence[str] | None) -> dict[str, Outcome]:
-            what = "all cases" if ids is None else f"{len(ids)} cases"
-            print(f"  {impl}: {what}", file=sys.stderr)
-            return run_cases(impl, ids, jobs=jobs)
+            def run(impl: str, ids: Sequence[str] | None) -> dict[str, Outcome]:
+                what = "all cases" if ids is None else f"{len(ids)} cases (bisection)"
+                step(advance=0, note=f"running {impl}: {what}")
+                found = run_cases(impl, ids, jobs=jobs)
+                step(note=f"{impl}: {what} done")
+                return found
 
-        changes, runs = bisect_changes(family, versions, run)
+            changes, runs = bisect_changes(family, versions, run)
         if data:
             Path(data).write_text(json.dumps(_to_data(versions, changes, runs), indent=1) + "\n")
     ops = {case.id: case.op for case in load_cases()}

@@ -65,6 +65,8 @@ from conformance.cli_args import (
 from conformance.cli_args import seed as seed_type
 from conformance.compare import Difference, differences, render, visible
 from conformance.errors import AdapterError, StartupFailed, StopAfterTimeout
+from conformance.progress import Step
+from conformance.progress import progress as progress_bar
 from conformance.protocol import OpError, validate_shape
 from conformance.strategies.ops import OP_ARGS
 from conformance.transport.base import Implementation, Reply
@@ -386,8 +388,15 @@ def _settings(examples: int, shrink: bool) -> settings:
     )
 
 
-def _batch(impl: Implementation, op: str, batch: Sequence[dict[str, Any]]) -> list[Outcome]:
-    return [ask(impl, op, args) for args in batch]
+def _batch(
+    impl: Implementation, op: str, batch: Sequence[dict[str, Any]], step: Step | None = None
+) -> list[Outcome]:
+    outcomes = []
+    for args in batch:
+        outcomes.append(ask(impl, op, args))
+        if step is not None:
+            step()
+    return outcomes
 
 
 def _leaves(error: BaseException) -> Iterable[BaseException]:
@@ -467,12 +476,14 @@ def fuzz_op(
     seed: int,
     shrink_calls: int = DEFAULT_SHRINK_CALLS,
     progress: Callable[[str], None] = lambda _: None,
+    quiet: bool = True,
 ) -> OpReport:
     """Fuzz one op: a batch of `examples` draws, then hypothesis shrinks each divergence.
 
     The shrinker asks at most `shrink_calls` new requests of each side; past that, a new
     candidate counts as agreeing, so shrinking ends with the smallest divergence found so
-    far (a bound in calls, not seconds, keeps the run deterministic)."""
+    far (a bound in calls, not seconds, keeps the run deterministic). Unless `quiet`, a
+    progress bar (`conformance.progress`) counts the requests `impl` has answered."""
     report = OpReport(op)
     strategy = OP_ARGS[op]
     drawn: list[dict[str, Any]] = []
@@ -486,10 +497,12 @@ def fuzz_op(
     collect()
     unique = list({_key(args): args for args in drawn}.values())
     report.examples = len(drawn)
-    progress(f"{op}: {len(unique)} distinct requests to each implementation")
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with (
+        ThreadPoolExecutor(max_workers=2) as pool,
+        progress_bar(len(unique), f"fuzz {op}", quiet=quiet) as step,
+    ):
         theirs = pool.submit(_batch, against, op, unique)
-        ours = _batch(impl, op, unique)
+        ours = _batch(impl, op, unique, step)
         answers = {
             _key(args): (want, got)
             for args, want, got in zip(unique, theirs.result(), ours, strict=True)
@@ -559,6 +572,7 @@ def fuzz(
     shrink_calls: int = DEFAULT_SHRINK_CALLS,
     progress: Callable[[str], None] = lambda _: None,
     on_report: Callable[[list[OpReport]], None] = lambda _: None,
+    quiet: bool = True,
 ) -> list[OpReport]:
     """Fuzz `ops` (default: every op with a strategy) and report each; `on_report` sees
     the reports so far after each op (so a long run's findings are kept as it goes)."""
@@ -583,6 +597,7 @@ def fuzz(
                 seed=seed,
                 shrink_calls=shrink_calls,
                 progress=progress,
+                quiet=quiet,
             )
         )
     on_report(reports)
@@ -840,7 +855,7 @@ def main_fuzz(options: Any) -> int:
     seed = options.seed if options.seed is not None else secrets.randbelow(2**32)
     try:
         for name in (impl_name, against_name):
-            prepare(name)
+            prepare(name, quiet=options.quiet)
         impl = open_implementation(impl_name, timeout=options.timeout)
         against = open_implementation(against_name, timeout=options.timeout)
     except (InstallError, ValueError) as error:
@@ -883,6 +898,7 @@ def main_fuzz(options: Any) -> int:
             shrink_calls=options.shrink_calls,
             progress=progress,
             on_report=keep,
+            quiet=options.quiet,
         )
     except StartupFailed as error:
         print(f"ctxspec fuzz: {error}", file=sys.stderr)

@@ -1,7 +1,8 @@
 """`ctxspec matrix`: one report over several implementations.
 
 Each implementation runs `ctxspec conform --json` in a child process (or its results
-file is given with `--from`), and the results become:
+file is given with `--from`; a progress bar on stderr counts the runs), and the results
+become:
 
 - `matrix.json`: the suite's header, per implementation its counts per status, per
   boundary and per op, its divergence classes (`conformance.results`: op, path, kind;
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance.cli_args import impl_spec, output_dir, read_results, seconds, workers
+from conformance.progress import progress
 from conformance.results import FAILING, LISTED, STATUSES, divergence_classes, slug
 
 __all__ = ["add_matrix_command", "build_matrix", "run_matrix", "slug", "write_matrix"]
@@ -53,32 +55,34 @@ def run_matrix(
     """Run the suite against each implementation; a results dict (or an error) per one."""
     results = []
     (out / "results").mkdir(parents=True, exist_ok=True)
-    for impl in impls:
-        target = out / "results" / f"{slug(impl)}.json"
-        target.unlink(missing_ok=True)
-        command = [sys.executable, "-m", "conformance.cli", "conform", "--impl", impl]
-        command += ["--json", str(target)]
-        if jobs:
-            command += ["-n", jobs]
-        if timeout:
-            command += ["--timeout", str(timeout)]
-        command += list(extra)
-        print(f"ctxspec matrix: {impl}", file=sys.stderr, flush=True)
-        completed = subprocess.run(command, capture_output=True, text=True, check=False)
-        data = json.loads(target.read_text()) if target.is_file() else None
-        if data is not None and (data.get("records") or completed.returncode == 0):
-            data["exitStatus"] = completed.returncode
-            results.append(data)
-        else:  # no results: it could not be installed or started
-            tail = (completed.stdout + completed.stderr)[-_OUTPUT_TAIL:]
-            results.append(
-                {
-                    "header": {"implementation": impl},
-                    "records": [],
-                    "exitStatus": completed.returncode,
-                    "runError": tail or f"exited with status {completed.returncode}",
-                }
-            )
+    with progress(len(impls), "matrix") as step:
+        for impl in impls:
+            target = out / "results" / f"{slug(impl)}.json"
+            target.unlink(missing_ok=True)
+            command = [sys.executable, "-m", "conformance.cli", "conform", "--impl", impl]
+            command += ["--json", str(target)]
+            if jobs:
+                command += ["-n", jobs]
+            if timeout:
+                command += ["--timeout", str(timeout)]
+            command += list(extra)
+            step(advance=0, note=f"running {impl}")
+            completed = subprocess.run(command, capture_output=True, text=True, check=False)
+            data = json.loads(target.read_text()) if target.is_file() else None
+            if data is not None and (data.get("records") or completed.returncode == 0):
+                data["exitStatus"] = completed.returncode
+                results.append(data)
+            else:  # no results: it could not be installed or started
+                tail = (completed.stdout + completed.stderr)[-_OUTPUT_TAIL:]
+                results.append(
+                    {
+                        "header": {"implementation": impl},
+                        "records": [],
+                        "exitStatus": completed.returncode,
+                        "runError": tail or f"exited with status {completed.returncode}",
+                    }
+                )
+            step(note=f"{impl}: conform exited {completed.returncode}")
     return results
 
 

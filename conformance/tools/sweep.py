@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.cases import load_cases
+from conformance.progress import progress
 from conformance.protocol import OpError
 from conformance.recording import read_failures
 from conformance.tools.fuzz import (
@@ -98,26 +99,32 @@ def run_seeds(
     raises `RunFailed`: a seed with no failures must mean that nothing failed."""
     failing: dict[int, list[str]] = {}
     before = len(read_failures(record))
-    for seed in seeds:
-        results = record.with_name(f"{record.name}.seed-{seed}.json")
-        results.unlink(missing_ok=True)
-        command = [
-            sys.executable, "-m", "conformance.cli", "conform", "--impl", impl_name,
-            "--profile", "sweep", "--seed", str(seed), "--expectations", "none",
-            "-k", PROPERTIES_ONLY, "--json", str(results),
-        ]  # fmt: skip
-        if jobs:
-            command += ["-n", jobs]
-        command += ["--", "--record-requests", str(record)]
-        done = subprocess.run(command, check=False, capture_output=True, text=True)
-        if done.returncode not in (0, 1) or not results.is_file():
-            tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-            raise RunFailed(f"seed {seed}: conform exited {done.returncode}: {' | '.join(tail)}")
-        results.unlink()
-        recorded = read_failures(record)
-        failing[seed] = sorted({f["property"] for f in recorded[before:]})
-        before = len(recorded)
-        log(f"seed {seed}: {len(failing[seed])} failing {', '.join(failing[seed]) or '-'}")
+    chosen = list(seeds)
+    with progress(len(chosen), "sweep seeds") as step:
+        for seed in chosen:
+            results = record.with_name(f"{record.name}.seed-{seed}.json")
+            results.unlink(missing_ok=True)
+            command = [
+                sys.executable, "-m", "conformance.cli", "conform", "--impl", impl_name,
+                "--profile", "sweep", "--seed", str(seed), "--expectations", "none",
+                "-k", PROPERTIES_ONLY, "--json", str(results),
+            ]  # fmt: skip
+            if jobs:
+                command += ["-n", jobs]
+            command += ["--", "--record-requests", str(record)]
+            done = subprocess.run(command, check=False, capture_output=True, text=True)
+            if done.returncode not in (0, 1) or not results.is_file():
+                tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+                raise RunFailed(
+                    f"seed {seed}: conform exited {done.returncode}: {' | '.join(tail)}"
+                )
+            results.unlink()
+            recorded = read_failures(record)
+            failing[seed] = sorted({f["property"] for f in recorded[before:]})
+            before = len(recorded)
+            if failing[seed]:  # kept in the log: which seed fails which property
+                log(f"seed {seed}: {len(failing[seed])} failing {', '.join(failing[seed])}")
+            step(note=f"seed {seed}: {len(failing[seed])} failing")
     return failing
 
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Final
 
+from conformance.progress import is_terminal
 from conformance.transport.named import InstallError
 
 __all__ = ["STAMP", "cache_root", "ensure", "run_logged"]
@@ -100,16 +101,18 @@ def ensure(
 
 
 def run_logged(command: Sequence[str], *, cwd: Path, quiet: bool, what: str) -> None:
-    """Run an install step; its output goes to stderr, or into the error when `quiet`."""
+    """Run an install step; its output goes to stderr (a log), or into the error when
+    `quiet` or when stderr is a terminal (where `progress.status` shows a spinner)."""
+    kept = quiet or is_terminal(sys.stderr)
     completed = subprocess.run(
         list(command),
         cwd=cwd,
-        stdout=subprocess.PIPE if quiet else sys.stderr,
-        stderr=subprocess.STDOUT if quiet else None,
+        stdout=subprocess.PIPE if kept else sys.stderr,
+        stderr=subprocess.STDOUT if kept else None,
         check=False,
     )
     if completed.returncode != 0:
-        detail = (completed.stdout or b"").decode("utf-8", "replace")[-2000:] if quiet else ""
+        detail = (completed.stdout or b"").decode("utf-8", "replace")[-2000:] if kept else ""
         raise InstallError(
             f"{what} failed with status {completed.returncode} "
             f"(`{' '.join(command)}`): is the registry reachable? {detail}".rstrip()

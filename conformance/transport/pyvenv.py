@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.harnesses.kit.pyrun import PYRUN
+from conformance.progress import status
 from conformance.transport.cache import ensure, run_logged
 from conformance.transport.named import Launch
 
@@ -31,16 +32,15 @@ def ensure_venv(name: str, requirements: Sequence[str], *, quiet: bool = False) 
     key = hashlib.sha256("\n".join([sys.version, *requirements]).encode()).hexdigest()[:16]
 
     def build(work: Path) -> None:
-        if not quiet:
-            print(
-                f"ctxspec: installing {' '.join(requirements)} into a private venv...",
-                file=sys.stderr,
-            )
-        run_logged(
-            [sys.executable, "-m", "venv", str(work / "venv")], cwd=work, quiet=quiet, what="venv"
+        shown = (
+            f"ctxspec: installing {name} into the cache: a private venv, pip install "
+            f"{requirements[0]} ({len(requirements)} pinned packages) ..."
         )
-        pip = [str(_python(work)), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-        run_logged([*pip, *requirements], cwd=work, quiet=quiet, what=f"pip install for {name}")
+        with status(shown, quiet=quiet):
+            venv = [sys.executable, "-m", "venv", str(work / "venv")]
+            run_logged(venv, cwd=work, quiet=quiet, what="venv")
+            pip = [str(_python(work)), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+            run_logged([*pip, *requirements], cwd=work, quiet=quiet, what=f"pip install for {name}")
 
     def check(root: Path) -> str | None:
         return None if _python(root).exists() else f"{_python(root)} is missing"

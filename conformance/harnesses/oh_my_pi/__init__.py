@@ -32,12 +32,12 @@ import hashlib
 import json
 import os
 import shutil
-import sys
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Final
 
+from conformance.progress import status
 from conformance.transport.cache import ensure, run_logged
 from conformance.transport.named import InstallError, Launch
 
@@ -123,15 +123,13 @@ def _build(files: dict[str, bytes], quiet: bool) -> Callable[[Path], None]:
             )
         for name, data in files.items():
             (work / name).write_bytes(data)
-        if not quiet:
-            print(
-                f"ctxspec: installing {PACKAGE}@18.3.4 and Bun from the committed lock "
-                "(once, about 1 min and 1.4 GB)...",
-                file=sys.stderr,
-                flush=True,
-            )
+        shown = (
+            f"ctxspec: installing oh-my-pi@18.3.4 into the cache: npm install {PACKAGE}@18.3.4 "
+            "and Bun from the committed lock (once, about 1 min and 1.4 GB) ..."
+        )
         command = [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts"]
-        run_logged(command, cwd=work, quiet=quiet, what="npm install of oh-my-pi@18.3.4")
+        with status(shown, quiet=quiet):
+            run_logged(command, cwd=work, quiet=quiet, what="npm install of oh-my-pi@18.3.4")
         if (work / "package-lock.json").read_bytes() != files["package-lock.json"]:
             raise InstallError(
                 "oh-my-pi: npm resolved another tree than the committed package-lock.json"

@@ -28,7 +28,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import sysconfig
 from dataclasses import dataclass
 from importlib import metadata, resources
@@ -36,6 +35,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Final
 
+from conformance.progress import status
 from conformance.transport.cache import STAMP, cache_root, ensure, run_logged
 from conformance.transport.named import InstallError, Launch
 
@@ -214,14 +214,13 @@ def _build(version: str, quiet: bool) -> Any:
             (work / "package.json").write_text(json.dumps(manifest(version, npm), indent=2) + "\n")
             command = [npm, "install"]
         command += ["--no-audit", "--no-fund", "--ignore-scripts"]
-        if not quiet:
-            print(
-                f"ctxspec: installing {package_name(version)}@{version} "
-                f"({'from its lock' if locked else 'unlocked'}; once, about 30 s and 350 MB)...",
-                file=sys.stderr,
-                flush=True,
-            )
-        run_logged(command, cwd=work, quiet=quiet, what=f"npm install of pi@{version}")
+        shown = (
+            f"ctxspec: installing pi@{version} into the cache: npm {command[1]} "
+            f"{package_name(version)}@{version} "
+            f"({'from its lock' if locked else 'unlocked'}; once, about 30 s and 350 MB) ..."
+        )
+        with status(shown, quiet=quiet):
+            run_logged(command, cwd=work, quiet=quiet, what=f"npm install of pi@{version}")
 
     return build
 
