@@ -84,6 +84,9 @@ def conform_args(options: argparse.Namespace) -> list[str]:
         _suite_ini(),
         "--rootdir",
         str(Path.cwd()),
+        # no conftest.py of the directory it runs in (pytest looks in ./ and ./test*/):
+        # a project's own test set-up must not load into, or change, the verdict
+        "--noconftest",
         "-p",
         "conformance.plugin",
         "--pyargs",

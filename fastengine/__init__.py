@@ -2,7 +2,7 @@
 
 `reference/` is the oracle, each rule written once and plainly. This package answers the
 same questions faster, and is an implementation in its own right (`--impl fastengine`):
-the whole conformance suite runs against it, and tests/test_fastengine_*.py check it
+the whole conformance suite runs against it, and tests/fastengine/ check it
 against the reference with differential properties. It replaces only the helpers whose
 speed is measured; everything else it answers with the reference's functions.
 

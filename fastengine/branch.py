@@ -7,7 +7,7 @@
 - `navigate_tree` is the reference's, on a `RunTree`, with this collect and
   `fastengine.session.build_session_context` (for `NavigationResult.context()`).
 
-Each answers as its `reference.branch` namesake (tests/test_fastengine_sessions.py).
+Each answers as its `reference.branch` namesake (tests/fastengine/test_sessions.py).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@
   same C pass (`scan_with_calls`), which finds each message's read/write/edit calls while
   the scan holds it.
 
-Each answers as its `reference.compaction` namesake (tests/test_fastengine_sessions.py).
+Each answers as its `reference.compaction` namesake (tests/fastengine/test_sessions.py).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@
   an object), so `fastengine.compaction.find_cut_point`, which reads only part of a range,
   still refuses one anywhere in it.
 
-Each answers as its `reference.session` namesake (tests/test_fastengine_sessions.py).
+Each answers as its `reference.session` namesake (tests/fastengine/test_sessions.py).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ reference's `decode_chunk`). Where the extension is not built, and for the outpu
 may start with a BOM, the reference's step runs. `persist_stream` is the edge's, with
 this accumulator.
 
-Answers as `reference.stream` (tests/test_fastengine_stream.py).
+Answers as `reference.stream` (tests/fastengine/test_stream.py).
 """
 
 from __future__ import annotations

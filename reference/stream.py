@@ -31,7 +31,7 @@ Decoding: `decode_chunk` gives each chunk's output from CPython's strict decoder
 `bytes.count` and, for an ill-formed chunk, CPython's replacing decoder (well-formed
 UTF-8 is its own decoded form: no copy). It is the one step `fastengine.stream` replaces
 with a C loop that writes an ill-formed chunk's output straight onto the window
-(tests/test_fastengine_stream.py checks the two against each other and this module
+(tests/fastengine/test_stream.py checks the two against each other and this module
 against the WHATWG decoder).
 
 Pi cuts the window once per append (a character completed by the chunk included), so the

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+from paths import FAKE_IMPL
 
 # ctxspec's own properties draw the same examples on every run and machine (derandomized,
 # no example database), and a loaded machine's slowness is no failure: the tests' verdict
@@ -20,14 +20,12 @@ settings.register_profile(
 )
 settings.load_profile("ctxspec-tests")
 
-TESTS = Path(__file__).resolve().parent
-
 
 @pytest.fixture
 def fake() -> object:
     """Build the command line of the scripted fake implementation for some modes."""
 
     def command(*modes: str) -> list[str]:
-        return [sys.executable, str(TESTS / "fake_impl.py"), *modes]
+        return [sys.executable, str(FAKE_IMPL), *modes]
 
     return command

@@ -1,6 +1,6 @@
 """A scripted fake implementation of protocol v1, for testing the runner.
 
-    python tests/fake_impl.py MODE [MODE ...]
+    python tests/support/fake_impl.py MODE [MODE ...]
 
 Answers like the reference, except as the modes say:
   hang           never answers a non-hello request

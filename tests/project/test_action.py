@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import yaml
-
-ROOT = Path(__file__).resolve().parent.parent
+from paths import ROOT
 
 
 def test_action_declares_the_inputs_the_docs_use() -> None:

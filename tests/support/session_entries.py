@@ -1,5 +1,5 @@
 """Random sessions for the differential tests of the fast engine against the reference
-(tests/test_fastengine_sessions.py, tests/test_fastengine_passes.py): chains with
+(tests/fastengine/test_sessions.py, tests/fastengine/test_passes.py): chains with
 branches, repeated ids, ids that are not strings, missing parents, cycles, compactions,
 headers and metadata entries, and messages with and without tool calls."""
 

@@ -1,5 +1,5 @@
-"""Inputs and the independent UTF-8 oracle of the streaming tests (tests/test_reference_stream.py
-checks the reference against them, tests/test_fastengine_stream.py the fast engine against
+"""Inputs and the independent UTF-8 oracle of the streaming tests (tests/reference/test_stream.py
+checks the reference against them, tests/fastengine/test_stream.py the fast engine against
 the reference)."""
 
 from __future__ import annotations

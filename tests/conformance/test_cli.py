@@ -15,6 +15,8 @@ import pytest
 from conformance.cases import load_cases
 from conformance.expectations import default_expectations_file
 
+pytestmark = pytest.mark.slow  # each test runs ctxspec conform as a process
+
 Fake = Callable[..., list[str]]
 # a small, fixed selection keeps these fast: the first cases of the tail op
 TAIL_CASES = [c.id for c in load_cases() if c.op == "truncate.tail" and c.expect_error is None][:3]
@@ -57,6 +59,16 @@ class TestConform:
         assert "ctxspec summary: reference" in output
         assert set(statuses(data).values()) <= {"passed", "expected-failure"}
         assert len(data["records"]) == len(load_cases())
+
+    def test_the_directory_it_runs_in_loads_no_conftest(self, tmp_path: Path) -> None:
+        """A project's own conftest.py (pytest looks in ./ and ./test*/) neither breaks the
+        run nor changes the verdict."""
+        for folder in (tmp_path, tmp_path / "tests"):
+            folder.mkdir(exist_ok=True)
+            (folder / "conftest.py").write_text("raise RuntimeError('a project conftest')\n")
+        status, output, data = conform(tmp_path, "--impl", "reference", *select(*TAIL_CASES))
+        assert status == 0, output
+        assert set(statuses(data).values()) == {"passed"}
 
     def test_wire_reference_gives_the_same_results(self, tmp_path: Path) -> None:
         """The reference over the wire reports exactly what the in-process reference does."""

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
+from paths import FAKE_IMPL
 
 from conformance.cases import expand, lint, load_cases, load_cases_from
 from conformance.check import check_case
@@ -26,7 +27,7 @@ from conformance.transport.base import Implementation, Reply
 from conformance.transport.wire import WireImplementation
 from corpora import cases_root
 
-FAKE = str(Path(__file__).with_name("fake_impl.py"))
+FAKE = str(FAKE_IMPL)
 
 
 class Planted(Implementation):
@@ -145,6 +146,7 @@ def test_written_case_loads_lints_and_pins_the_oracle(tmp_path: Path) -> None:
         check_case(Planted(), case)
 
 
+@pytest.mark.slow
 def test_written_case_joins_the_corpus_file_of_its_op(tmp_path: Path) -> None:
     """Written into a copy of the corpus itself, the case is appended to the behaviour file
     holding the op's cases (an indented list there), and the corpus still loads."""

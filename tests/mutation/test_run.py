@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
 pytest.importorskip("cosmic_ray")
-ROOT = Path(__file__).resolve().parent.parent
 spec = importlib.util.spec_from_file_location("mutation_run", ROOT / "mutation" / "run.py")
 assert spec and spec.loader
 run = importlib.util.module_from_spec(spec)

@@ -67,6 +67,7 @@ def test_case_option_accepts_an_old_id() -> None:
     check_selection([OLD], [], [])
 
 
+@pytest.mark.slow
 def test_conform_warns_once_per_old_id_and_applies_the_entry(tmp_path: Path) -> None:
     """The suite applies an old-id entry to the new case (here an unexpected pass, since the
     reference passes it) and names the new id in one warning of pytest's summary."""

@@ -1,6 +1,6 @@
 """The one Python protocol loop and the launcher of PyPI ports, on a bare interpreter.
 
-`tests/fake_port_adapter.py` runs as a port's adapter runs (`pyrun.py`), under
+`tests/support/fake_port_adapter.py` runs as a port's adapter runs (`pyrun.py`), under
 `python -I -S`: no site-packages and no PYTHONPATH, so ctxspec's loop and tree code
 must import with the standard library alone, and nothing else of ctxspec may load.
 """
@@ -11,16 +11,16 @@ import io
 import json
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from paths import FAKE_PORT_ADAPTER
 
 from conformance.harnesses.kit import jsonlines
 from conformance.harnesses.kit.pyrun import PYRUN
 from conformance.transport.wire import WireImplementation
 
-FAKE = Path(__file__).with_name("fake_port_adapter.py")
+FAKE = FAKE_PORT_ADAPTER
 OUT = {"w/a.txt": "a", "w/out": {"symlink": "../../../../../../../../etc"}}
 
 

@@ -1,6 +1,6 @@
 """A fake implementation with the bench extension, for testing `ctxspec bench --impl`.
 
-    python tests/fake_bench_impl.py MODE
+    python tests/support/fake_bench_impl.py MODE
 
 Answers every op like the reference (`conformance.harnesses.reference.handle`), except:
   fast-wrong     bench answers altered (one more total line, an empty context, ...) and

@@ -5,7 +5,7 @@ The conformance properties feed small chunks; these also feed chunks larger than
 and invalid bytes anywhere, and check every counter against one `bytes.decode` of the
 input. Small chunks of every UTF-8 boundary class are checked against the WHATWG
 decoder as its standard writes it (`stream_inputs.Whatwg`, byte by byte). The fast
-engine's C decoder is checked against this one in tests/test_fastengine_stream.py.
+engine's C decoder is checked against this one in tests/fastengine/test_stream.py.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from paths import FAKE_IMPL
 from rich.console import Console
 
 from conformance.cases import load_cases
@@ -31,7 +32,6 @@ from conformance.tools.matrix import run_matrix
 from conformance.transport import cache, pyvenv
 from conformance.transport.named import InstallError
 
-TESTS = Path(__file__).resolve().parent
 TIMING = r"\(\d+s(, about \d+s left)?\)"
 
 
@@ -70,11 +70,12 @@ def test_fuzz_draws_a_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None
     assert re.search(r"(\d+)/\1", drawn)
 
 
+@pytest.mark.slow
 def test_matrix_counts_the_implementations_on_stderr(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     case = next(c.id for c in load_cases() if c.op == "truncate.tail" and c.expect_error is None)
-    wrong = shlex.join([sys.executable, str(TESTS / "fake_impl.py"), "wrong"])
+    wrong = shlex.join([sys.executable, str(FAKE_IMPL), "wrong"])
     results = run_matrix(["reference", wrong], tmp_path, timeout=10, extra=["--case", case])
     assert [r["exitStatus"] for r in results] == [0, 1]
     out, err = capsys.readouterr()

@@ -159,6 +159,7 @@ BAD = [
 @pytest.mark.parametrize(
     ("argv", "argument", "words"), [r[1:] for r in BAD], ids=[r[0] for r in BAD]
 )
+@pytest.mark.slow
 def test_bad_input_is_one_line_and_status_2(
     files: Path, argv: list[str], argument: str, words: str
 ) -> None:
@@ -173,6 +174,7 @@ def test_bad_input_is_one_line_and_status_2(
     assert words in lines[0]
 
 
+@pytest.mark.slow
 def test_closed_pipe_is_no_traceback(tmp_path: Path) -> None:
     """`ctxspec cases list | head -1`: the reader leaves early, ctxspec ends quietly."""
     env = dict(os.environ, PYTHONPATH=CHECKOUT)
@@ -188,6 +190,7 @@ def test_closed_pipe_is_no_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in error, error
 
 
+@pytest.mark.slow
 def test_op_selects_only_its_cases(tmp_path: Path) -> None:
     """`--op` (new on `conform`) runs the cases of that op and no other."""
     results = tmp_path / "r.json"
@@ -253,6 +256,7 @@ class TestTypes:
         assert "test_case" not in names
 
 
+@pytest.mark.slow
 def test_plugin_alone_refuses_a_broken_expectations_file(files: Path) -> None:
     """Run by pytest itself (no ctxspec to check first): pytest's usage error, no INTERNALERROR."""
     ini = str(Path(conformance.__file__).parent / "suite" / "pytest.ini")

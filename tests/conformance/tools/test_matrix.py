@@ -12,16 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from paths import FAKE_IMPL
 
 from conformance.cases import load_cases
 from conformance.tools.matrix import build_matrix, render_html, run_matrix, slug, write_matrix
 
-TESTS = Path(__file__).resolve().parent
+pytestmark = pytest.mark.slow  # the matrix runs conform per implementation
+
 CASES = [c.id for c in load_cases() if c.op == "truncate.tail" and c.expect_error is None][:3]
 
 
 def fake(*modes: str) -> str:
-    return shlex.join([sys.executable, str(TESTS / "fake_impl.py"), *modes])
+    return shlex.join([sys.executable, str(FAKE_IMPL), *modes])
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from paths import FAKE_BENCH_IMPL
 
 from benchmarks import answers, measure, report
 from benchmarks import requests as bench_requests
@@ -22,7 +23,7 @@ from conformance.harnesses.reference import handle
 from conformance.protocol import validate_args, validate_result
 from corpora.generators.logs import cached_stream_log
 
-FAKE = Path(__file__).resolve().parent / "fake_bench_impl.py"
+FAKE = FAKE_BENCH_IMPL
 
 
 def fake(mode: str) -> str:
@@ -180,6 +181,7 @@ def test_pi_bench_ops_agree_with_the_reference(inputs: dict[str, Any]) -> None:
     assert group.hellos["pi@0.85.0"]["implementation"]["version"] == "0.85.0"
 
 
+@pytest.mark.slow
 def test_the_report_has_a_column_and_a_line_per_implementation(
     inputs: dict[str, Any], tmp_path: Path
 ) -> None:

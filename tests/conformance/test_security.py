@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import pytest
-from test_hostile import alive  # a sibling test module: whether a pid is a live process
+from processes import alive
 
 from conformance.cases import load_cases
 from conformance.harnesses import pi as pi_adapter
@@ -197,6 +197,7 @@ class TestEveryAdapterConfines:
         assert adapter.call("tool.read", args).result == {"isError": False, "text": "in"}
 
 
+@pytest.mark.slow
 class TestTempFiles:
     """Each implementation process has a private TMPDIR, removed with it."""
 

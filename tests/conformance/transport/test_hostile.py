@@ -1,6 +1,6 @@
 """The runner against hostile implementations: every run ends within its bounds.
 
-Each fault is a mode of the scripted fake (`tests/fake_impl.py`). The bounds are held by
+Each fault is a mode of the scripted fake (`tests/support/fake_impl.py`). The bounds are held by
 the runner's own timeouts and by a `subprocess.run(timeout=...)` guard on whole runs,
 never by timing assertions; no test leaves a process behind (checked by pid).
 """
@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from paths import FAKE_IMPL
+from processes import alive
 
 from conformance.compare import differences as diff
 from conformance.compare import render, render_value, shorten
@@ -33,21 +35,13 @@ from conformance.errors import (
 from conformance.plugin import STARTUP_FAILED_STATUS
 from conformance.transport.wire import STDERR_TAIL_BYTES, WireImplementation
 
+pytestmark = pytest.mark.slow  # the faults run whole conform processes
+
 ARGS = {"content": "a\nb\nc", "maxLines": 2}
 Fake = Callable[..., list[str]]
 GUARD = 120  # seconds a whole `ctxspec conform` run may take before the test fails
 MB = 1_000_000
-HUGE_WRONG = [sys.executable, str(Path(__file__).parent / "fake_impl.py"), "huge-wrong"]
-
-
-def alive(pid: int) -> bool:
-    """Whether `pid` is a live process (a zombie is dead)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            stat = file.read()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 :].split()[0] != b"Z"
+HUGE_WRONG = [sys.executable, str(FAKE_IMPL), "huge-wrong"]
 
 
 @pytest.fixture

@@ -14,16 +14,18 @@ from typing import Any
 
 import pytest
 from hypothesis.internal.conjecture import providers
+from paths import FAKE_IMPL
 
 from conformance.cases import load_cases
 from conformance.examples import VERDICT_EXAMPLES, property_seed, without_local_constants
 from conformance.recording import read_failures
 from conformance.results import stable_text
 
-TESTS = Path(__file__).resolve().parent
+pytestmark = pytest.mark.slow  # whole conform runs, compared
+
 # right on most inputs, wrong where a partial last line is cut (the properties find it
 # on some examples only: the kind of implementation whose verdict used to wander)
-LOSSY = shlex.join([sys.executable, str(TESTS / "fake_impl.py"), "lossy-cut"])
+LOSSY = shlex.join([sys.executable, str(FAKE_IMPL), "lossy-cut"])
 PROPERTIES = ["-k", "test_head_is_a_prefix or test_output_within_limits or test_tail_is_a_suffix"]
 
 
@@ -53,7 +55,6 @@ def verdict(data: dict[str, Any]) -> dict[str, Any]:
     return {"header": header, "records": records}
 
 
-@pytest.mark.slow
 def test_same_verdict_with_and_without_ci_and_any_worker_count(tmp_path: Path) -> None:
     base = ["--impl", LOSSY, "--expectations", "none", *PROPERTIES]
     code_a, first = run(tmp_path, "a", *base, ci=False)
@@ -96,7 +97,6 @@ def test_seeds_depend_on_the_property_alone() -> None:
     assert property_seed("test_a") != property_seed("test_b")
 
 
-@pytest.mark.slow
 def test_failing_examples_are_recorded_for_the_sweep(tmp_path: Path) -> None:
     record = tmp_path / "requests.jsonl"
     args = ["--impl", LOSSY, "--expectations", "none", *PROPERTIES, "--"]

@@ -11,6 +11,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
 from conformance.errors import EnvironmentMissing
 from conformance.harnesses import pi as pi_adapter
@@ -18,7 +19,7 @@ from conformance.harnesses.pi import PiInstallError, cache_root, ensure_installe
 from conformance.transport.resolve import open_implementation
 from conformance.transport.wire import WireImplementation
 
-PACKAGE_DIR = Path(__file__).resolve().parent.parent / "conformance" / "harnesses" / "pi"
+PACKAGE_DIR = ROOT / "conformance" / "harnesses" / "pi"
 
 
 class TestPiInstall:
@@ -154,6 +155,7 @@ class TestRipgrep:
         assert impl.restarts == 0
         impl.close()
 
+    @pytest.mark.slow
     def test_missing_ripgrep_makes_grep_cases_errors_not_failures(self, tmp_path: Path) -> None:
         """`ctxspec conform --impl pi@0.85.0` on a machine without rg: grep cases are errors."""
         results = tmp_path / "results.json"

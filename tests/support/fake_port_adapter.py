@@ -1,5 +1,6 @@
-"""A port's adapter in miniature, for `tests/test_jsonlines.py`: run by `pyrun.py` under
-`python -I -S` (no site-packages, no PYTHONPATH), as a port's venv would run it.
+"""A port's adapter in miniature, for `tests/conformance/harnesses/test_kit_jsonlines.py`:
+run by `pyrun.py` under `python -I -S` (no site-packages, no PYTHONPATH), as a port's venv
+would run it.
 
 tool.read reads a file of the laid-out tree (through the shared tree code), messages.convert
 answers with the modules of ctxspec loaded, truncate.head fails as a port bug would,

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from paths import FAKE_IMPL
 
 from conformance.cases import Case, load_cases
 from conformance.check import CaseMismatch, check_case
@@ -28,6 +29,8 @@ from conformance.results import (
 )
 from conformance.tools.matrix import build_matrix, render_html
 from conformance.transport.base import Implementation, Reply
+
+pytestmark = pytest.mark.slow  # the reports of whole conform runs
 
 Fake = Callable[..., list[str]]
 MISSING = "truncate.tail $.firstLineExceedsLimit missing"
@@ -177,7 +180,7 @@ class TestTopLevelType:
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any], Path]:
     """One run of a fake that drops firstLineExceedsLimit and answers truncatedBy "lines"."""
     tmp_path = tmp_path_factory.mktemp("results")
-    fake = [sys.executable, str(Path(__file__).parent / "fake_impl.py")]
+    fake = [sys.executable, str(FAKE_IMPL)]
     impl = shlex.join([*fake, "no-first-line-flag", "wrong"])
     select = [arg for case_id in LINES + OTHER for arg in ("--case", case_id)]
     args = ["--impl", impl, "--expectations", "none", "--md", str(tmp_path / "r.md")]
