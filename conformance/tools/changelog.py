@@ -25,6 +25,7 @@ from typing import Any
 
 from conformance.cases import load_cases
 from conformance.harnesses import pi
+from conformance.suite_run import run_suite
 from conformance.tools.expectations_write import Change, diff_lines, load_changes, match_changes
 from conformance.transport.named import InstallError, parse_named
 
@@ -81,18 +82,10 @@ def run_cases(
     impl: str, case_ids: Sequence[str] | None, *, jobs: str = "auto"
 ) -> dict[str, Outcome]:
     """Run the suite (or just `case_ids`) against `impl` with no expectations file."""
-    with tempfile.TemporaryDirectory(prefix="ctxspec-changelog-") as scratch:
-        out = Path(scratch) / "results.json"
-        command = [
-            sys.executable, "-m", "conformance.cli", "conform", "--impl", impl,
-            "--expectations", "none", "--json", str(out), "-n", jobs,
-        ]  # fmt: skip
-        for case_id in case_ids or ():
-            command += ["--case", case_id]
-        subprocess.run(command, check=False, stdout=subprocess.DEVNULL)
-        if not out.is_file():
-            raise InstallError(f"{impl}: the suite wrote no results (see the output above)")
-        records = json.loads(out.read_text())["records"]
+    run = run_suite(impl, cases=case_ids or (), jobs=jobs, expectations="none")
+    if run.data is None:
+        raise InstallError(f"{impl}: the suite wrote no results: {run.problem()}")
+    records = run.records
     return {
         r["id"]: Outcome(r["status"], _stable(diff_lines(r.get("message", ""))))
         for r in records

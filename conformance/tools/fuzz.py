@@ -63,10 +63,16 @@ from conformance.cli_args import (
 )
 from conformance.cli_args import seed as seed_type
 from conformance.compare import Difference, differences, render, visible
-from conformance.errors import AdapterError, StartupFailed, StopAfterTimeout
-from conformance.protocol import OpError, validate_shape
+from conformance.equivalence import (
+    MATCH_LINE,
+    Outcome,
+    ask,
+    one_of_the_limited_answers,
+    result_differences,
+)
+from conformance.errors import StartupFailed
 from conformance.strategies.ops import OP_ARGS
-from conformance.transport.base import Implementation, Reply
+from conformance.transport.base import Implementation
 from conformance.transport.resolve import (
     PI_NAME,
     InstallError,
@@ -81,8 +87,6 @@ __all__ = [
     "Divergence",
     "Found",
     "OpReport",
-    "Outcome",
-    "ask",
     "case_yaml",
     "compare",
     "fuzz",
@@ -100,57 +104,6 @@ ORACLE_RECHECKS: Final = 3
 # --- asking and comparing ---------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """One implementation's answer to one request: a reply, or why there is none."""
-
-    reply: Reply | None = None
-    failure: str | None = None  # crashed / timeout / protocol violation, with its message
-
-    @property
-    def unsupported(self) -> bool:
-        return (
-            self.reply is not None
-            and self.reply.error is not None
-            and (self.reply.error.type == "unsupported")
-        )
-
-    def expectation(self) -> dict[str, Any]:
-        """The case file's `expect` for this answer."""
-        assert self.reply is not None
-        if self.reply.error is not None:
-            return {"error": self.reply.error.type}
-        return {"result": self.reply.result}
-
-    def describe(self) -> str:
-        if self.reply is None:
-            return f"no answer ({self.failure})"
-        if self.reply.error is not None:
-            return f"error {self.reply.error.type}: {self.reply.error.message[:300]}"
-        return "a result"
-
-
-def ask(impl: Implementation, op: str, args: Mapping[str, Any]) -> Outcome:
-    """Ask one request; breakage of the implementation is an `Outcome`, not an exception
-    (except a failed start-up, which ends the run)."""
-    new_test = getattr(impl, "new_test", None)
-    if new_test is not None:
-        new_test()  # an earlier request's timeout does not stop this one
-    try:
-        reply = impl.call(op, args)
-        if reply.error is None:
-            validate_shape(op, reply.result)
-    except StartupFailed:
-        raise
-    except AdapterError as error:
-        return Outcome(failure=f"{error.kind}: {error.message}")
-    except StopAfterTimeout as stop:
-        return Outcome(failure=f"{stop.timeout.kind}: {stop.timeout.message}")
-    except Exception as error:  # an in-process engine's bug: what its wire server answers
-        return Outcome(reply=Reply(error=OpError("internal", f"{type(error).__name__}: {error}")))
-    return Outcome(reply=reply)
-
-
 _INDEX = re.compile(r"\[\d+\]")
 
 
@@ -161,23 +114,6 @@ class Verdict:
     signature: str
     found: tuple[Difference, ...] = ()
     refused: bool = False  # `invalid_input` where the expected side threw
-
-
-# ops whose text lists files in an order Pi leaves unspecified (ripgrep walks directories in
-# parallel and in readdir order): the same lines in another order are no divergence
-_UNORDERED_LINES: Final = {"tool.grep": "text"}
-
-
-def _same_lines(op: str, want: Any, got: Any) -> bool:
-    key = _UNORDERED_LINES.get(op)
-    if key is None or not isinstance(want, dict) or not isinstance(got, dict):
-        return False
-    a, b = want.get(key), got.get(key)
-    if not isinstance(a, str) or not isinstance(b, str):
-        return False
-    rest_a = {k: v for k, v in want.items() if k != key}
-    rest_b = {k: v for k, v in got.items() if k != key}
-    return sorted(a.split("\n")) == sorted(b.split("\n")) and not differences(rest_a, rest_b)
 
 
 def compare(expected: Outcome, actual: Outcome, op: str = "") -> Verdict:
@@ -198,8 +134,8 @@ def compare(expected: Outcome, actual: Outcome, op: str = "") -> Verdict:
         return Verdict(f"error {want.error.type} answered as a result")
     if got.error is not None:
         return Verdict(f"a result answered as error {got.error.type}")
-    found = differences(want.result, got.result)
-    if not found or _same_lines(op, want.result, got.result):
+    found = result_differences(op, want.result, got.result)
+    if not found:
         return Verdict("")
     # a value that differs names the class before a field missing or extra: a port that
     # never sends one field would otherwise put every example in that one class
@@ -222,7 +158,6 @@ _SHAPE_CHARS: Final = 48
 _ENUM = re.compile(r"[A-Za-z_]{1,16}")
 
 
-_MATCH_LINE = re.compile(r"^[^\n]*?[:-]\d+[:-] ")  # grep's `path:12: text`, `path-12- text`
 _MARKS: Final = (("\ufeff", "BOM"), ("\ufffd", "U+FFFD"), ("\r", "CR"))
 
 
@@ -241,12 +176,12 @@ def _lines_class(a: str | None, b: str | None) -> str:
     """The class of two differing lines: grep match lines by kind alone (whichever file,
     number or text); else the skeletons of what differs once the common head and tail are
     cut, so the same wrong notice over any content is one class (`"..." vs ""`)."""
-    if a is None or b is None or _MATCH_LINE.match(a) or _MATCH_LINE.match(b):
+    if a is None or b is None or MATCH_LINE.match(a) or MATCH_LINE.match(b):
 
         def kind(line: str | None) -> str:
             if line is None:
                 return "(no line)"
-            return _match_kind(line) if _MATCH_LINE.match(line) else _skeleton(line)
+            return _match_kind(line) if MATCH_LINE.match(line) else _skeleton(line)
 
         return f"{kind(a)} vs {kind(b)}"
     head = 0
@@ -410,51 +345,9 @@ def _settle(
         if not any(not compare(known, again, op).signature for known in seen):
             seen.append(again)
     agreeing = [known for known in seen if not compare(known, got, op).signature]
-    if not agreeing and _one_of_the_limited_answers(against, op, args, want, got):
+    if not agreeing and one_of_the_limited_answers(against, op, args, want, got):
         return got, False
     return (agreeing[0] if agreeing else want), len(seen) == 1
-
-
-def _without_text(result: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in result.items() if key != "text"}
-
-
-def _notices(lines: Sequence[str]) -> list[str]:
-    return sorted(line for line in lines if not _MATCH_LINE.match(line))
-
-
-# a limit far above any fuzzed tree's matches: the whole set of lines ripgrep can show
-_UNLIMITED_GREP: Final = 10**6
-
-
-def _one_of_the_limited_answers(
-    against: Implementation, op: str, args: Mapping[str, Any], want: Outcome, got: Outcome
-) -> bool:
-    """Whether `got` is an answer the oracle's grep may give under its match limit.
-
-    Pi stops ripgrep at the limit, and ripgrep searches files in parallel, so which `limit`
-    matches arrive first depends on thread timing (the same request on a loaded machine
-    gave another file than on an idle one). Such an answer is one of many when both
-    answers reach the limit with the same notices and as many lines, and each shown line is
-    one the oracle shows when nothing limits it."""
-    if op != "tool.grep" or want.reply is None or got.reply is None:
-        return False
-    a, b = want.reply.result, got.reply.result
-    if not isinstance(a, dict) or not isinstance(b, dict) or a.get("isError") or b.get("isError"):
-        return False
-    if not (a.get("details") or {}).get("matchLimitReached"):
-        return False
-    if differences(_without_text(a), _without_text(b)):
-        return False
-    ours, theirs = str(b.get("text", "")).split("\n"), str(a.get("text", "")).split("\n")
-    shown = [line for line in ours if _MATCH_LINE.match(line)]
-    if len(ours) != len(theirs) or _notices(ours) != _notices(theirs):
-        return False
-    whole = ask(against, op, {**args, "limit": _UNLIMITED_GREP})
-    if whole.reply is None or not isinstance(whole.reply.result, dict):
-        return False
-    every = set(str(whole.reply.result.get("text", "")).split("\n"))
-    return all(line in every for line in shown)
 
 
 def fuzz_op(
