@@ -61,7 +61,7 @@ from conformance.cli_args import (
 from conformance.cli_args import flavours as flavour_list
 from conformance.commands import changelog_command, expectations_command, impl_command
 from conformance.errors import CorpusError
-from conformance.tools.fuzz import add_fuzz_command
+from conformance.tools.fuzz_cli import add_fuzz_command
 from conformance.tools.matrix import add_matrix_command
 from conformance.tools.sweep import add_sweep_command
 from conformance.transport.resolve import InstallError, canonical_name, prepare

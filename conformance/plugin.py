@@ -67,13 +67,9 @@ from conformance.results import (
 )
 from conformance.tracebacks import forget_locals, forgetting
 from conformance.transport.named import ENGINE_NAMES
+from conformance.transport.processes import join_run, run_dir
 from conformance.transport.resolve import Implementation, InstallError, open_implementation
-from conformance.transport.wire import (
-    DEFAULT_MAX_ANSWER_BYTES,
-    WireImplementation,
-    join_run,
-    run_dir,
-)
+from conformance.transport.wire import DEFAULT_MAX_ANSWER_BYTES, WireImplementation
 
 STARTUP_FAILED_STATUS: Final = 6  # the implementation did not start: nothing was run
 _expectations_key = pytest.StashKey[Expectations]()

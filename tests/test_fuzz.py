@@ -21,7 +21,7 @@ from conformance.cli import main
 from conformance.harnesses.reference import ReferenceImplementation
 from conformance.protocol import OPS, OpError, validate_args
 from conformance.strategies.ops import OP_ARGS
-from conformance.tools import fuzz
+from conformance.tools import fuzz, fuzz_cases
 from conformance.transport.base import Implementation, Reply
 from conformance.transport.wire import WireImplementation
 
@@ -129,8 +129,8 @@ def test_an_answer_the_wavering_oracle_never_gives_still_diverges() -> None:
 
 def test_written_case_loads_lints_and_pins_the_oracle(tmp_path: Path) -> None:
     report = _fuzz("truncate.line", Planted())
-    fuzz.write_cases(tmp_path, report.found, "planted", "reference")
-    fuzz.write_cases(tmp_path, report.found, "planted", "reference")  # appended once only
+    fuzz_cases.write_cases(tmp_path, report.found, "planted", "reference")
+    fuzz_cases.write_cases(tmp_path, report.found, "planted", "reference")  # appended once only
     cases = load_cases_from(tmp_path)
     assert len(cases) == 1
     (case,) = cases
@@ -147,7 +147,7 @@ def test_case_yaml_keeps_lone_surrogates_and_odd_strings() -> None:
     expected = equivalence.ask(oracle, "truncate.line", args)
     actual = equivalence.Outcome(reply=Reply(result={"text": "", "wasTruncated": False}))
     found = fuzz.Found("truncate.line", "$.text", args, expected, actual)
-    text = fuzz.case_yaml([found], "x", "reference")
+    text = fuzz_cases.case_yaml([found], "x", "reference")
     data = yaml.safe_load(text)
     assert data["op"] == "truncate.line" and data["boundary"] == "multibyte_cuts"
     (case,) = data["cases"]

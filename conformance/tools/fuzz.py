@@ -25,9 +25,8 @@ golden checks, a result of the right top-level type is compared field by field: 
 missing or extra is a divergence (`$.firstLineExceedsLimit missing`), not an error.
 
 Each minimal divergence becomes a case in the corpus format (`corpora/case.schema.json`)
-with the `--against` answer as the expectation: printed, and with `write_cases` appended
-to `DIR/<boundary>/fuzz-<op>.yaml` with an id, the op's most used rule and a why marked
-`FUZZ-PLACEHOLDER` for the author to edit. Draws, batches and shrinking depend only on
+with the `--against` answer as the expectation, written by `fuzz_cases`; the command is
+`fuzz_cli`. What counts as the same answer is `conformance.equivalence`'s. Draws, batches and shrinking depend only on
 the seed (and on the answers): the same seed gives the same report.
 """
 
@@ -36,33 +35,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import secrets
-import struct
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cache
-from pathlib import Path
 from typing import Any, Final
 
-import yaml
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
-from conformance.cases import BOUNDARIES, expand
-from conformance.cli_args import (
-    UsageError,
-    count,
-    impl_spec,
-    output_dir,
-    output_file,
-    positive_int,
-    seconds,
-)
-from conformance.cli_args import seed as seed_type
-from conformance.compare import Difference, differences, render, visible
+from conformance.compare import Difference, render, visible
 from conformance.equivalence import (
     MATCH_LINE,
     Outcome,
@@ -73,25 +55,16 @@ from conformance.equivalence import (
 from conformance.errors import StartupFailed
 from conformance.strategies.ops import OP_ARGS
 from conformance.transport.base import Implementation
-from conformance.transport.resolve import (
-    PI_NAME,
-    InstallError,
-    canonical_name,
-    open_implementation,
-    prepare,
-)
-from corpora import cases_root
 
 __all__ = [
     "PLACEHOLDER",
     "Divergence",
     "Found",
     "OpReport",
-    "case_yaml",
     "compare",
     "fuzz",
     "fuzz_op",
-    "write_cases",
+    "request_key",
 ]
 
 DEFAULT_SHRINK_CALLS: Final = 300  # new requests the shrinker may ask of each side, per op
@@ -303,7 +276,7 @@ class OpReport:
         }
 
 
-def _key(args: Mapping[str, Any]) -> str:
+def request_key(args: Mapping[str, Any]) -> str:
     return json.dumps(args, sort_keys=True, ensure_ascii=True)
 
 
@@ -376,25 +349,25 @@ def fuzz_op(
         drawn.append(args)
 
     collect()
-    unique = list({_key(args): args for args in drawn}.values())
+    unique = list({request_key(args): args for args in drawn}.values())
     report.examples = len(drawn)
     progress(f"{op}: {len(unique)} distinct requests to each implementation")
     with ThreadPoolExecutor(max_workers=2) as pool:
         theirs = pool.submit(_batch, against, op, unique)
         ours = _batch(impl, op, unique)
         answers = {
-            _key(args): (want, got)
+            request_key(args): (want, got)
             for args, want, got in zip(unique, theirs.result(), ours, strict=True)
         }
     rechecked = {  # each diverging request, asked of the oracle again
         key: _settle(against, op, args, *answers[key])
-        for key, args in ((_key(args), args) for args in unique)
+        for key, args in ((request_key(args), args) for args in unique)
         if compare(*answers[key], op).signature
     }
     for key, (want, _) in rechecked.items():
         answers[key] = (want, answers[key][1])
     for args in drawn:
-        key = _key(args)
+        key = request_key(args)
         steady = key not in rechecked or rechecked[key][1]
         report.count(*answers[key], unsettled=not steady)
     if not report.diverging:
@@ -404,7 +377,7 @@ def fuzz_op(
     @_settings(examples, shrink=True)
     @given(strategy)
     def check(args: dict[str, Any]) -> None:
-        key = _key(args)
+        key = request_key(args)
         if key not in answers:  # a shrink step: asked live, within the budget
             if live[0] >= shrink_calls:
                 return
@@ -479,291 +452,3 @@ def fuzz(
         )
     on_report(reports)
     return reports
-
-
-# --- cases ------------------------------------------------------------------------------
-
-
-def _surrogates(text: str) -> bool:
-    return any(0xD800 <= ord(char) <= 0xDFFF for char in text)
-
-
-def _yaml_value(value: Any) -> Any:
-    """`value` with strings YAML cannot hold (lone surrogates) as `$codeUnits` builders."""
-    if isinstance(value, str) and _surrogates(value):
-        data = value.encode("utf-16-le", "surrogatepass")
-        return {"$codeUnits": list(struct.unpack(f"<{len(data) // 2}H", data))}
-    if isinstance(value, list):
-        return [_yaml_value(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _yaml_value(item) for key, item in value.items()}
-    return value
-
-
-@dataclass(frozen=True, slots=True)
-class CaseText:
-    id: str
-    boundary: str
-    rule: str
-    text: str  # one YAML list item (`- id: ...`), with comments above it
-
-
-_CASE_START = re.compile(r"^(\s*)- id:")
-_CASE_KEY = re.compile(r"^(\s*)(?:- )?(op|rule): ['\"]?([A-Za-z0-9_.-]+)")
-
-
-@cache
-def _corpus_homes() -> dict[str, tuple[str, str]]:
-    """op -> (its boundary, its most used rule) in the shipped corpus. The case files are
-    scanned, not loaded (loading expands and validates 600 cases): a top-level `op:` or
-    `rule:` is a file's default, an indented one belongs to the case it is in."""
-    boundaries: dict[str, Counter[str]] = {}
-    rules: dict[str, Counter[str]] = {}
-    for folder in cases_root().iterdir():
-        if folder.name not in BOUNDARIES:
-            continue
-        for file in folder.iterdir():
-            if not file.name.endswith(".yaml"):
-                continue
-            defaults: dict[str, str] = {}
-            cases: list[dict[str, str]] = []
-            for line in file.read_text("utf-8").splitlines():
-                if _CASE_START.match(line):
-                    cases.append({})
-                elif match := _CASE_KEY.match(line):
-                    (cases[-1] if match[1] and cases else defaults)[match[2]] = match[3]
-            for case in cases:
-                op, rule = (
-                    case.get("op", defaults.get("op")),
-                    case.get("rule", defaults.get("rule")),
-                )
-                if op and rule:
-                    boundaries.setdefault(op, Counter())[folder.name] += 1
-                    rules.setdefault(op, Counter())[rule] += 1
-    return {op: (_most_used(boundaries[op]), _most_used(rules[op])) for op in boundaries}
-
-
-def _most_used(counts: Counter[str]) -> str:
-    """The most frequent key; of equals, the first in sorted order (not in file order)."""
-    return min(counts.items(), key=lambda item: (-item[1], item[0]))[0]
-
-
-def case_for(found: Found, impl_name: str, against_name: str) -> CaseText:
-    """One minimal divergence as a case of the corpus format, expecting `against`'s answer."""
-    boundary, rule = _corpus_homes().get(found.op, ("multibyte_cuts", "TRUNC-1"))
-    digest = hashlib.sha256((found.op + _key(found.args)).encode()).hexdigest()[:8]
-    case_id = f"fuzz-{re.sub(r'[^a-z0-9]+', '-', found.op)}-{digest}"
-    expect = found.expected.expectation()
-    case: dict[str, Any] = {
-        "id": case_id,
-        "why": f"{PLACEHOLDER}: {against_name} and {impl_name} differ at "
-        f"{found.signature}; state the behaviour this case pins",
-        "op": found.op,
-        "rule": rule,
-    }
-    if expect.get("error") == "invalid_input":
-        case["level"] = "invariant"
-    case["args"] = _yaml_value(found.args)
-    case["expect"] = _yaml_value(expect)
-    body = yaml.safe_dump([case], allow_unicode=True, sort_keys=False, width=100)
-    loaded = yaml.safe_load(body)[0]
-    if differences(found.args, expand(loaded["args"])) or differences(
-        expect, expand(loaded["expect"])
-    ):  # never happens for JSON values; guard the promise that the case means what it says
-        raise ValueError(f"case {case_id} does not survive a YAML round trip")
-    notes = [f"# {against_name} vs {impl_name}: {found.signature}"]
-    notes += [f"# {line}" for line in found.details.splitlines()[:12]]
-    notes.append(f"# {impl_name} answered {found.actual.describe()}")
-    return CaseText(case_id, boundary, rule, "\n".join(notes) + "\n" + body)
-
-
-def case_yaml(found: Sequence[Found], impl_name: str, against_name: str) -> str:
-    """A ready-to-paste case file (`behaviour`, `boundary`, `op`, `cases`) per op."""
-    by_op: dict[str, list[CaseText]] = {}
-    for item in found:
-        by_op.setdefault(item.op, []).append(case_for(item, impl_name, against_name))
-    return "\n".join(
-        _file_head(op, texts[0].boundary) + "".join(t.text for t in texts)
-        for op, texts in by_op.items()
-    )
-
-
-def _file_head(op: str, boundary: str) -> str:
-    head = {
-        "behaviour": f"{PLACEHOLDER}: minimal divergences of {op} found by ctxspec fuzz",
-        "boundary": boundary,
-        "op": op,
-    }
-    return "---\n" + yaml.safe_dump(head, sort_keys=False, width=100) + "cases:\n"
-
-
-def write_cases(
-    directory: Path, found: Sequence[Found], impl_name: str, against_name: str
-) -> list[Path]:
-    """Append each divergence to `directory/<boundary>/fuzz-<op>.yaml` (a corpus layout);
-    a case whose id the file already holds is not repeated. Returns the files written."""
-    written: list[Path] = []
-    for item in found:
-        case = case_for(item, impl_name, against_name)
-        if case.boundary not in BOUNDARIES:
-            raise ValueError(f"unknown boundary {case.boundary!r}")
-        path = directory / case.boundary / f"fuzz-{re.sub(r'[^a-z0-9]+', '-', item.op)}.yaml"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if path.exists():
-            existing = yaml.safe_load(path.read_text("utf-8")) or {}
-            if any(c.get("id") == case.id for c in existing.get("cases", [])):
-                continue
-            text = path.read_text("utf-8")
-        else:
-            text = _file_head(item.op, case.boundary).removeprefix("---\n")
-        path.write_text(text + case.text, "utf-8")
-        if path not in written:
-            written.append(path)
-    return written
-
-
-# --- the summary ------------------------------------------------------------------------
-
-
-def summary(reports: Sequence[OpReport], seed: int, impl_name: str, against_name: str) -> str:
-    """The per-op table: examples, diverging examples, distinct minimal divergences, errors."""
-    lines = [
-        f"ctxspec fuzz: {impl_name} against {against_name}, seed {seed}",
-        f"{'op':<26} {'examples':>8} {'diverging':>9} {'distinct':>8} "
-        f"{'errors impl/against':>19} {'unsupported':>11} {'refused':>7} {'unsettled':>9}",
-    ]
-    for report in reports:
-        if report.skipped:
-            lines.append(f"{report.op:<26} skipped: {report.skipped}")
-            continue
-        errors = f"{report.errors['impl']}/{report.errors['against']}"
-        lines.append(
-            f"{report.op:<26} {report.examples:>8} {report.diverging:>9} {len(report.found):>8} "
-            f"{errors:>19} {report.unsupported:>11} {report.refused:>7} {report.unsettled:>9}"
-        )
-        for item in report.found:
-            lines.append(f"    - {item.signature}")
-        for sample in report.error_samples[:2]:
-            lines.append(f"    ! {sample}")
-    return "\n".join(lines)
-
-
-# --- the command ------------------------------------------------------------------------
-
-EXIT_STATUS: Final = {
-    0: "no divergence, no error",
-    1: "divergences found",
-    2: "bad usage, an unknown op, or an implementation that could not be installed",
-    3: "no divergence, but requests that crashed, timed out or broke the protocol",
-    6: "an implementation did not start",
-}
-
-
-def add_fuzz_command(commands: Any) -> None:
-    """`ctxspec fuzz`, registered on the command line's subparsers."""
-    statuses = "; ".join(f"{code} {meaning}" for code, meaning in EXIT_STATUS.items())
-    parser = commands.add_parser(
-        "fuzz",
-        help="differential fuzzing of an implementation against another (Pi by default)",
-        description=f"Exit status: {statuses}.",
-    )
-    parser.add_argument(
-        "--impl", type=impl_spec, required=True, help="the implementation under test"
-    )
-    parser.add_argument(
-        "--against", type=impl_spec, default=None, help="the oracle (default pi@0.85.0)"
-    )
-    parser.add_argument(
-        "--op", action="append", default=[], help="only this op (repeatable; default all)"
-    )
-    parser.add_argument("--examples", type=positive_int, default=100, help="examples per op (100)")
-    parser.add_argument("--seed", type=seed_type, default=None, help="seed (default: random)")
-    parser.add_argument(
-        "--shrink-calls",
-        type=count,
-        default=DEFAULT_SHRINK_CALLS,
-        help=f"new requests the shrinker may send per op ({DEFAULT_SHRINK_CALLS})",
-    )
-    parser.add_argument(
-        "--write-cases",
-        type=output_dir,
-        metavar="DIR",
-        help="append minimal cases to DIR/<boundary>/fuzz-<op>.yaml",
-    )
-    parser.add_argument(
-        "--json", type=output_file, metavar="FILE", help="write the per-op report as JSON"
-    )
-    parser.add_argument("--timeout", type=seconds, default=30.0, help="seconds per request")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
-    parser.set_defaults(run=main_fuzz)
-
-
-def main_fuzz(options: Any) -> int:
-    impl_name = canonical_name(options.impl)
-    against_name = canonical_name(options.against or PI_NAME)
-    unknown = [op for op in options.op if op not in OP_ARGS]
-    if unknown:
-        raise UsageError("--op", f"no strategy for {unknown}; ops: {', '.join(sorted(OP_ARGS))}")
-    if options.examples < 1 or options.shrink_calls < 0:
-        print("ctxspec fuzz: --examples must be >= 1 and --shrink-calls >= 0", file=sys.stderr)
-        return 2
-    seed = options.seed if options.seed is not None else secrets.randbelow(2**32)
-    try:
-        for name in (impl_name, against_name):
-            prepare(name)
-        impl = open_implementation(impl_name, timeout=options.timeout)
-        against = open_implementation(against_name, timeout=options.timeout)
-    except (InstallError, ValueError) as error:
-        print(f"ctxspec fuzz: {error}", file=sys.stderr)
-        return 2
-
-    def progress(message: str) -> None:
-        if not options.quiet:
-            print(f"[fuzz] {message}", file=sys.stderr, flush=True)
-
-    written: set[str] = set()
-
-    def keep(reports: list[OpReport]) -> None:
-        """After each op: its cases printed and written, the JSON report rewritten."""
-        report = reports[-1]
-        if report.found:
-            print(case_yaml(report.found, impl_name, against_name), flush=True)
-        if options.write_cases:
-            for path in write_cases(
-                Path(options.write_cases), report.found, impl_name, against_name
-            ):
-                written.add(str(path))
-        if options.json:
-            data = {
-                "impl": impl_name,
-                "against": against_name,
-                "seed": seed,
-                "examples": options.examples,
-                "ops": [r.to_json() for r in reports],
-            }
-            Path(options.json).write_text(json.dumps(data, indent=1) + "\n", "utf-8")
-
-    try:
-        reports = fuzz(
-            impl,
-            against,
-            ops=options.op or None,
-            examples=options.examples,
-            seed=seed,
-            shrink_calls=options.shrink_calls,
-            progress=progress,
-            on_report=keep,
-        )
-    except StartupFailed as error:
-        print(f"ctxspec fuzz: {error}", file=sys.stderr)
-        return 6
-    finally:
-        impl.close()
-        against.close()
-    print(summary(reports, seed, impl_name, against_name))
-    for path in sorted(written):
-        print(f"cases appended to {path}")
-    found = [item for report in reports for item in report.found]
-    if found:
-        return 1
-    return 3 if any(report.errors for report in reports) else 0

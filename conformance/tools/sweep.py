@@ -37,8 +37,8 @@ from conformance.tools.fuzz import (
     Verdict,
     compare,
     difference_signature,
-    write_cases,
 )
+from conformance.tools.fuzz_cases import write_cases
 from conformance.transport.base import Implementation, Reply
 from conformance.transport.resolve import (
     PI_NAME,
