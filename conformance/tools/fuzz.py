@@ -26,8 +26,9 @@ missing or extra is a divergence (`$.firstLineExceedsLimit missing`), not an err
 
 Each minimal divergence becomes a case in the corpus format (`corpora/case.schema.json`)
 with the `--against` answer as the expectation, written by `fuzz_cases`; the command is
-`fuzz_cli`. What counts as the same answer is `conformance.equivalence`'s. Draws, batches and shrinking depend only on
-the seed (and on the answers): the same seed gives the same report.
+`fuzz_cli`. What counts as the same answer is `conformance.equivalence`'s. Draws,
+batches and shrinking depend only on the seed (and on the answers): the same seed gives
+the same report.
 """
 
 from __future__ import annotations
