@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from conformance.harnesses.kit.jsonlines import InvalidInput, Refused, Unsupported
+from conformance.harnesses.kit.jsonlines import Args, InvalidInput, Refused, Unsupported
 
 __all__ = [
     "Args",
@@ -52,7 +52,6 @@ _system_prompt: Any = importlib.import_module("pi_agent_harness.system_prompt")
 _storage: Any = importlib.import_module("pi_agent_harness.session.jsonl_storage")
 _pydantic: Any = importlib.import_module("pydantic")
 
-Args = dict[str, Any]
 
 # Roles the port types (core messages and the harness's own); others stay plain dicts,
 # as the port's own session replay keeps them.
