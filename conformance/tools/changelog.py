@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -65,15 +64,7 @@ def published_versions(family: str, first: str, last: str) -> list[str]:
     """The releases from `first` to `last` (inclusive) that the npm registry has."""
     if family != "pi":
         raise ValueError("the changelog walks Pi's releases (pi@A..pi@B)")
-    completed = subprocess.run(
-        ["npm", "view", pi.package_name(last), "versions", "--json"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if completed.returncode != 0:
-        raise InstallError(f"cannot list Pi's releases from the npm registry: {completed.stderr}")
-    versions = [v for v in json.loads(completed.stdout) if "-" not in v]
+    versions = [v for v in pi.registry_versions(pi.package_name(last)) if "-" not in v]
     chosen = [v for v in versions if _version_key(first) <= _version_key(v) <= _version_key(last)]
     return sorted(set(chosen) | {first, last}, key=_version_key)
 
