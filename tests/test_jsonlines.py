@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from conformance.harnesses.kit import jsonlines
-from conformance.harnesses.kit.pyrun import PYRUN
+from conformance.transport.pyrun import PYRUN
 from conformance.transport.wire import WireImplementation
 
 FAKE = Path(__file__).with_name("fake_port_adapter.py")

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.harnesses.kit.pyrun import PYRUN
 from conformance.transport.cache import ensure, run_logged
 from conformance.transport.named import Launch
+from conformance.transport.pyrun import PYRUN
 
 __all__ = ["PypiPort", "adapter_launch", "ensure_venv"]
 

@@ -15,7 +15,7 @@ chooses to give: `InvalidInput` (the engine's, naming the field), `Refused` (the
 own refusal, naming none) and `Unsupported` (an input the port's API cannot express).
 
 Standard library only (besides `reference.errors` and `tree`, themselves standard library
-only): a port's adapter runs this in the port's own venv (`ports/pyrun.py`).
+only): a port's adapter runs this in the port's own venv (`transport/pyrun.py`).
 """
 
 from __future__ import annotations

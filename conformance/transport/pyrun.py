@@ -27,7 +27,7 @@ from typing import Final
 __all__ = ["PYRUN", "expose_ctxspec", "main"]
 
 PYRUN: Final = Path(__file__).resolve()
-ROOT: Final = PYRUN.parents[3]  # the directory that holds conformance/ and reference/
+ROOT: Final = PYRUN.parents[2]  # the directory that holds conformance/ and reference/
 PACKAGES: Final = ("reference", "conformance", "conformance.harnesses", "conformance.harnesses.kit")
 
 
