@@ -198,7 +198,7 @@ const groups = {
       "session.context": (a) => {
         const entries = entriesOf(a);
         const leafId = "leafId" in a ? a.leafId : undefined;
-        const context = buildSessionContext(entries, leafId, guardedIndex(entries, "the fork's"));
+        const context = buildSessionContext(entries, leafId, guardedIndex(entries, "the fork's", { holes: true }));
         // the fork keeps the model as models.default = "provider/modelId" (Pi: model =
         // {provider, modelId} or null)
         const chosen = context.models?.default;
