@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["OUTPUT_TAIL", "Results", "conform_command", "run_suite"]
+__all__ = ["OUTPUT_TAIL", "Results", "run_suite"]
 
 OUTPUT_TAIL: Final = 4000  # characters of a child's output kept for a run that wrote no results
 
@@ -59,31 +59,6 @@ class Results:
         return tail or f"`ctxspec conform --impl {self.impl}` exited with status {self.status}"
 
 
-def conform_command(
-    impl: str,
-    json_path: Path,
-    *,
-    cases: Sequence[str] = (),
-    jobs: str | None = None,
-    expectations: str | None = None,
-    options: Sequence[str] = (),
-    pytest_args: Sequence[str] = (),
-) -> list[str]:
-    """The child's command line: `python -m conformance.cli conform --impl IMPL --json ...`."""
-    command = [sys.executable, "-m", "conformance.cli", "conform", "--impl", impl]
-    command += ["--json", str(json_path)]
-    if expectations is not None:
-        command += ["--expectations", expectations]
-    if jobs:
-        command += ["-n", jobs]
-    for case_id in cases:
-        command += ["--case", case_id]
-    command += list(options)
-    if pytest_args:
-        command += ["--", *pytest_args]
-    return command
-
-
 def run_suite(
     impl: str,
     *,
@@ -107,15 +82,12 @@ def run_suite(
     with tempfile.TemporaryDirectory(prefix="ctxspec-run-") as scratch:
         target = json_path if json_path is not None else Path(scratch) / "results.json"
         target.unlink(missing_ok=True)
-        command = conform_command(
-            impl,
-            target,
-            cases=cases,
-            jobs=jobs,
-            expectations=expectations,
-            options=options,
-            pytest_args=pytest_args,
-        )
+        command = [sys.executable, "-m", "conformance.cli", "conform", "--impl", impl]
+        command += ["--json", str(target)]
+        command += ["--expectations", expectations] if expectations is not None else []
+        command += ["-n", jobs] if jobs else []
+        command += [arg for case_id in cases for arg in ("--case", case_id)]
+        command += [*options, *(["--", *pytest_args] if pytest_args else [])]
         completed = subprocess.run(command, capture_output=capture, text=True, check=False)
         data = json.loads(target.read_text("utf-8")) if target.is_file() else None
     output = ((completed.stdout or "") + (completed.stderr or ""))[-OUTPUT_TAIL:]
