@@ -3,7 +3,8 @@
 An answer is judged field by field. Only a broken protocol makes it an *error*: no JSON,
 a wrong id, an error of an unknown type (the transport's checks) or a result whose
 top-level JSON type its op does not allow (`protocol.validate_shape`). Everything inside
-a result of the right type is compared with `compare.differences`, so a missing, extra
+a result of the right type is compared with `equivalence.result_differences` (the rule
+fuzz shares: `compare.differences`, with grep's lines in any order), so a missing, extra
 or mistyped field is one difference among the others, never a reason to drop the rest.
 
 - `check_case(impl, case)`: raise `CaseMismatch` when the answer is not the case's.
@@ -21,7 +22,8 @@ from typing import Any
 import pytest
 
 from conformance.cases import Case, rule_index
-from conformance.compare import differences, render, render_value, shorten
+from conformance.compare import render, render_value, shorten
+from conformance.equivalence import result_differences
 from conformance.protocol import validate_shape
 from conformance.results import Findings
 from conformance.transport.base import Implementation, Reply
@@ -95,7 +97,7 @@ def assert_same(op: str, args: Mapping[str, Any], expected: Reply, reply: Reply)
     if reply.error is not None:
         message = f"{op}({args!r}) answered error {reply.error}"
         raise ResultMismatch(message, _refused_result(op, reply))
-    found = differences(expected.result, reply.result)
+    found = result_differences(op, expected.result, reply.result)
     if found:
         message = f"{op}({args!r}) differs from the reference:\n{render(found)}"
         raise ResultMismatch(message, Findings.of(op, found))
@@ -141,7 +143,7 @@ def _verdict(impl: Implementation, case: Case) -> tuple[str, Findings] | None:
             + reply.error.message[:2000]
         )
         return text, _refused_result(case.op, reply)
-    found = differences(case.expect_result, reply.result)
+    found = result_differences(case.op, case.expect_result, reply.result)
     if not found:
         return None
     return _header(case) + "\n" + render(found), Findings.of(case.op, found)

@@ -27,9 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
-import tempfile
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -53,22 +51,15 @@ from conformance.cli_args import (
     output_file,
     pi_range,
     positive_int,
-    read_results,
-    require,
     seconds,
     workers,
 )
+from conformance.commands import changelog_command, expectations_command, impl_command
 from conformance.errors import CorpusError
-from conformance.expectations import default_expectations_file, load_expectations
-from conformance.harnesses import pi as pi_adapter
-from conformance.harnesses.pi import PI_VERSION
-from conformance.tools.changelog import main_changelog
-from conformance.tools.expectations_write import load_changes, write_expectations
-from conformance.tools.fuzz import add_fuzz_command
+from conformance.tools.fuzz_cli import add_fuzz_command
 from conformance.tools.matrix import add_matrix_command
 from conformance.tools.sweep import add_sweep_command
-from conformance.transport.named import install, parse_named
-from conformance.transport.resolve import FAMILIES, PI_NAME, InstallError, canonical_name, prepare
+from conformance.transport.resolve import InstallError, canonical_name, prepare
 
 __all__ = ["main"]
 
@@ -144,120 +135,6 @@ def _conform(options: argparse.Namespace) -> int:
         what = f"{options.k!r} matches" if options.k else "the selection matches"
         raise UsageError("-k" if options.k else None, f"{what} no case or property")
     return USAGE_STATUS if code == pytest.ExitCode.USAGE_ERROR else int(code)
-
-
-def _impl(options: argparse.Namespace) -> int:
-    if options.action == "list":
-        for family in FAMILIES.values():
-            print(f"{family.name}\t{family.default_version}\t{family.source}")
-        print("pi versions with a committed lock: " + " ".join(pi_adapter.locked_versions()))
-        return 0
-    named = parse_named(options.name or "")
-    if named is None:
-        families = ", ".join(sorted(FAMILIES))
-        expected = f"NAME@VERSION of a family ({families}), e.g. pi@{PI_VERSION}"
-        raise UsageError("name", f"expected {expected}, got {options.name or ''!r}")
-    try:
-        launch = install(named)
-    except InstallError as error:
-        print(f"ctxspec: {error}", file=sys.stderr)
-        return 2
-    if options.action == "install":
-        print(f"{named.name}: {' '.join(launch.argv)}")
-        return 0
-    return _lock(named.family.name, named.version)
-
-
-def _lock(family: str, version: str) -> int:
-    """Copy an installed Pi's resolved manifest and lock into the checkout's locks/."""
-    if family != "pi":
-        print("ctxspec: `impl lock` is for pi@VERSION", file=sys.stderr)
-        return 2
-    try:
-        source = pi_adapter.ensure_installed(version, quiet=True).root
-        target = Path(pi_adapter.__file__).parent / "locks" / version
-        target.mkdir(parents=True, exist_ok=True)
-        for name in ("package.json", "package-lock.json"):
-            (target / name).write_bytes((source / name).read_bytes())
-    except (InstallError, OSError) as error:
-        print(f"ctxspec: pi@{version}: {error}", file=sys.stderr)
-        return 2
-    print(f"pi@{version}: lock written to {target}")
-    return 0
-
-
-def _expectations(options: argparse.Namespace) -> int:
-    impl = canonical_name(options.impl)
-    named = parse_named(impl)
-    if options.file:
-        target = Path(options.file)
-    else:
-        shipped = default_expectations_file(impl)
-        stem = re.sub(r"[^a-z0-9.]+", "-", impl.lower()).strip("-")
-        target = Path(shipped) if shipped else Path("conformance/expectations") / f"{stem}.yaml"
-    if options.source:
-        results = read_results("--from", options.source)
-    else:
-        with tempfile.TemporaryDirectory(prefix="ctxspec-expect-") as scratch:
-            out = Path(scratch) / "results.json"
-            jobs = ["-n", options.numprocesses] if options.numprocesses else []
-            # the verdict's fixed examples (the default): the file holds what every run sees
-            run = ["conform", "--impl", impl, "--expectations", "none"]
-            code = main([*run, "--json", str(out), *jobs])
-            if not out.is_file():
-                print(
-                    f"ctxspec: the run of {impl} wrote no results (status {code})", file=sys.stderr
-                )
-                return 2
-            results = json.loads(out.read_text())
-    family = named.family.name if named else impl
-    try:
-        changes = load_changes(family, options.changes)
-    except CorpusError as error:
-        raise UsageError("--changes" if options.changes else None, str(error)) from None
-    baseline = None
-    if named is not None and named.family.name == "pi" and named.version != PI_VERSION:
-        pinned = load_expectations(default_expectations_file(PI_NAME), PI_NAME)
-        label = f"as in {PI_VERSION}"
-        baseline = {k: (label, v) for k, v in {**pinned.cases, **pinned.properties}.items()}
-    counts = write_expectations(
-        target, impl, results, changes, version=named.version if named else None, baseline=baseline
-    )
-    print(
-        f"{target}: {counts['kept']} kept, {counts['explained']} explained by a known change, "
-        f"{counts['unexplained']} UNEXPLAINED (write their reasons), {counts['dropped']} dropped"
-    )
-    return 1 if counts["unexplained"] else 0
-
-
-def _changelog(options: argparse.Namespace) -> int:
-    if options.rerender:
-        if not options.data:
-            raise UsageError("--rerender", "needs --data FILE (written by an earlier run)")
-        _check_changelog_data(options.data)
-    elif options.data:
-        require("--data", output_file, options.data)
-    try:
-        return main_changelog(
-            options.range,
-            options.out,
-            options.numprocesses or "auto",
-            data=options.data,
-            rerender=options.rerender,
-        )
-    except (ValueError, InstallError) as error:
-        print(f"ctxspec: {error}", file=sys.stderr)
-        return 2
-
-
-def _check_changelog_data(path: str) -> None:
-    require("--data", input_file, path)
-    try:
-        data = json.loads(Path(path).read_text("utf-8"))
-    except (OSError, ValueError) as error:
-        raise UsageError("--data", f"cannot read {path!r}: {error}") from None
-    if not (isinstance(data, dict) and {"versions", "changes", "runs"} <= data.keys()):
-        raise UsageError("--data", f"{path!r} is not the --data of an earlier changelog run")
 
 
 def _cases(options: argparse.Namespace) -> int:
@@ -383,7 +260,7 @@ def _parser() -> argparse.ArgumentParser:
     impl = commands.add_parser("impl", help="manage implementations ctxspec installs")
     impl.add_argument("action", choices=("install", "lock", "list"))
     impl.add_argument("name", nargs="?", help="NAME@VERSION, e.g. pi@1.6.0")
-    impl.set_defaults(run=_impl)
+    impl.set_defaults(run=impl_command)
 
     _add_tool_commands(commands)
 
@@ -415,7 +292,7 @@ def _add_tool_commands(commands: Any) -> None:
     expect.add_argument(
         "-n", dest="numprocesses", type=workers, default="auto", help="parallel workers"
     )
-    expect.set_defaults(run=_expectations)
+    expect.set_defaults(run=expectations_command)
 
     changelog = commands.add_parser("changelog", help="behaviour changes between releases")
     changelog.add_argument("range", type=pi_range, help="pi@A..pi@B")
@@ -429,7 +306,7 @@ def _add_tool_commands(commands: Any) -> None:
     changelog.add_argument(
         "--rerender", action="store_true", help="write the page from --data, running nothing"
     )
-    changelog.set_defaults(run=_changelog)
+    changelog.set_defaults(run=changelog_command)
 
     add_matrix_command(commands)
     add_fuzz_command(commands)

@@ -50,7 +50,6 @@ from conformance.examples import (
     without_local_constants,
 )
 from conformance.expectations import Expectations, default_expectations_file, load_expectations
-from conformance.harnesses.pi import PI_VERSION
 from conformance.protocol import PROTOCOL_VERSION
 from conformance.recording import Recording, append_failure, restarting_each_example
 from conformance.results import (
@@ -67,15 +66,12 @@ from conformance.results import (
     terminal_lines,
 )
 from conformance.tracebacks import forget_locals, forgetting
-from conformance.transport.named import ENGINE_NAMES
+from conformance.transport.named import ENGINE_NAMES, FAMILIES
+from conformance.transport.processes import join_run, run_dir
 from conformance.transport.resolve import Implementation, InstallError, open_implementation
-from conformance.transport.wire import (
-    DEFAULT_MAX_ANSWER_BYTES,
-    WireImplementation,
-    join_run,
-    run_dir,
-)
+from conformance.transport.wire import DEFAULT_MAX_ANSWER_BYTES, WireImplementation
 
+PI_VERSION: Final = FAMILIES["pi"].default_version  # the Pi the suite is pinned to
 STARTUP_FAILED_STATUS: Final = 6  # the implementation did not start: nothing was run
 _expectations_key = pytest.StashKey[Expectations]()
 _records_key = pytest.StashKey[list[dict[str, Any]]]()

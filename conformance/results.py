@@ -255,7 +255,7 @@ def classify(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str:
 
 
 _ADDRESS: Final = re.compile(r" at 0x[0-9a-f]+")
-# a run's private temp dirs (wire.run_dir, an implementation's `impl-*` inside it, and
+# a run's private temp dirs (processes.run_dir, an implementation's `impl-*` inside it, and
 # what the implementation makes there), as an implementation's answers may show them
 _RUN_PATH: Final = re.compile(
     r"/[^\s\"'<>]*?ctxspec-run-[A-Za-z0-9_]+(?:/(?:impl-|ctxspec-[a-z]+-)[A-Za-z0-9_]+)*"

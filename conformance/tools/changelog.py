@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -28,6 +27,7 @@ from typing import Any
 from conformance.cases import load_cases
 from conformance.harnesses import pi
 from conformance.progress import progress
+from conformance.suite_run import run_suite
 from conformance.tools.expectations_write import Change, diff_lines, load_changes, match_changes
 from conformance.transport.named import InstallError, parse_named
 
@@ -67,15 +67,7 @@ def published_versions(family: str, first: str, last: str) -> list[str]:
     """The releases from `first` to `last` (inclusive) that the npm registry has."""
     if family != "pi":
         raise ValueError("the changelog walks Pi's releases (pi@A..pi@B)")
-    completed = subprocess.run(
-        ["npm", "view", pi.package_name(last), "versions", "--json"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if completed.returncode != 0:
-        raise InstallError(f"cannot list Pi's releases from the npm registry: {completed.stderr}")
-    versions = [v for v in json.loads(completed.stdout) if "-" not in v]
+    versions = [v for v in pi.registry_versions(pi.package_name(last)) if "-" not in v]
     chosen = [v for v in versions if _version_key(first) <= _version_key(v) <= _version_key(last)]
     return sorted(set(chosen) | {first, last}, key=_version_key)
 
@@ -84,18 +76,10 @@ def run_cases(
     impl: str, case_ids: Sequence[str] | None, *, jobs: str = "auto"
 ) -> dict[str, Outcome]:
     """Run the suite (or just `case_ids`) against `impl` with no expectations file."""
-    with tempfile.TemporaryDirectory(prefix="ctxspec-changelog-") as scratch:
-        out = Path(scratch) / "results.json"
-        command = [
-            sys.executable, "-m", "conformance.cli", "conform", "--impl", impl,
-            "--expectations", "none", "--json", str(out), "-n", jobs,
-        ]  # fmt: skip
-        for case_id in case_ids or ():
-            command += ["--case", case_id]
-        subprocess.run(command, check=False, stdout=subprocess.DEVNULL)
-        if not out.is_file():
-            raise InstallError(f"{impl}: the suite wrote no results (see the output above)")
-        records = json.loads(out.read_text())["records"]
+    run = run_suite(impl, cases=case_ids or (), jobs=jobs, expectations="none")
+    if run.data is None:
+        raise InstallError(f"{impl}: the suite wrote no results: {run.problem()}")
+    records = run.records
     return {
         r["id"]: Outcome(r["status"], _stable(diff_lines(r.get("message", ""))))
         for r in records

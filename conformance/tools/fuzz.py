@@ -25,11 +25,10 @@ golden checks, a result of the right top-level type is compared field by field: 
 missing or extra is a divergence (`$.firstLineExceedsLimit missing`), not an error.
 
 Each minimal divergence becomes a case in the corpus format (`corpora/case.schema.json`)
-with the `--against` answer as the expectation: printed, and with `write_cases` appended
-to `DIR/<boundary>/<behaviour>.yaml` (the corpus file holding most of the op's cases) with
-an id, the op's most used rule and a why marked `FUZZ-PLACEHOLDER` for the author to edit.
-Draws, batches and shrinking depend only on the seed (and on the answers): the same seed
-gives the same report.
+with the `--against` answer as the expectation, written by `fuzz_cases`; the command is
+`fuzz_cli`. What counts as the same answer is `conformance.equivalence`'s. Draws,
+batches and shrinking depend only on the seed (and on the answers): the same seed gives
+the same report.
 """
 
 from __future__ import annotations
@@ -37,60 +36,38 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import secrets
-import struct
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cache
-from pathlib import Path
 from typing import Any, Final
 
-import yaml
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
-from conformance.cases import BOUNDARIES, expand
-from conformance.cli_args import (
-    UsageError,
-    count,
-    impl_spec,
-    output_dir,
-    output_file,
-    positive_int,
-    seconds,
+from conformance.compare import Difference, render, visible
+from conformance.equivalence import (
+    MATCH_LINE,
+    Outcome,
+    ask,
+    one_of_the_limited_answers,
+    result_differences,
 )
-from conformance.cli_args import seed as seed_type
-from conformance.compare import Difference, differences, render, visible
-from conformance.errors import AdapterError, StartupFailed, StopAfterTimeout
+from conformance.errors import StartupFailed
 from conformance.progress import Step
 from conformance.progress import progress as progress_bar
-from conformance.protocol import OpError, validate_shape
 from conformance.strategies.ops import OP_ARGS
-from conformance.transport.base import Implementation, Reply
-from conformance.transport.resolve import (
-    PI_NAME,
-    InstallError,
-    canonical_name,
-    open_implementation,
-    prepare,
-)
-from corpora import cases_root
+from conformance.transport.base import Implementation
 
 __all__ = [
     "PLACEHOLDER",
     "Divergence",
     "Found",
     "OpReport",
-    "Outcome",
-    "ask",
-    "case_yaml",
     "compare",
     "fuzz",
     "fuzz_op",
-    "write_cases",
+    "request_key",
 ]
 
 DEFAULT_SHRINK_CALLS: Final = 300  # new requests the shrinker may ask of each side, per op
@@ -103,57 +80,6 @@ ORACLE_RECHECKS: Final = 3
 # --- asking and comparing ---------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """One implementation's answer to one request: a reply, or why there is none."""
-
-    reply: Reply | None = None
-    failure: str | None = None  # crashed / timeout / protocol violation, with its message
-
-    @property
-    def unsupported(self) -> bool:
-        return (
-            self.reply is not None
-            and self.reply.error is not None
-            and (self.reply.error.type == "unsupported")
-        )
-
-    def expectation(self) -> dict[str, Any]:
-        """The case file's `expect` for this answer."""
-        assert self.reply is not None
-        if self.reply.error is not None:
-            return {"error": self.reply.error.type}
-        return {"result": self.reply.result}
-
-    def describe(self) -> str:
-        if self.reply is None:
-            return f"no answer ({self.failure})"
-        if self.reply.error is not None:
-            return f"error {self.reply.error.type}: {self.reply.error.message[:300]}"
-        return "a result"
-
-
-def ask(impl: Implementation, op: str, args: Mapping[str, Any]) -> Outcome:
-    """Ask one request; breakage of the implementation is an `Outcome`, not an exception
-    (except a failed start-up, which ends the run)."""
-    new_test = getattr(impl, "new_test", None)
-    if new_test is not None:
-        new_test()  # an earlier request's timeout does not stop this one
-    try:
-        reply = impl.call(op, args)
-        if reply.error is None:
-            validate_shape(op, reply.result)
-    except StartupFailed:
-        raise
-    except AdapterError as error:
-        return Outcome(failure=f"{error.kind}: {error.message}")
-    except StopAfterTimeout as stop:
-        return Outcome(failure=f"{stop.timeout.kind}: {stop.timeout.message}")
-    except Exception as error:  # an in-process engine's bug: what its wire server answers
-        return Outcome(reply=Reply(error=OpError("internal", f"{type(error).__name__}: {error}")))
-    return Outcome(reply=reply)
-
-
 _INDEX = re.compile(r"\[\d+\]")
 
 
@@ -164,23 +90,6 @@ class Verdict:
     signature: str
     found: tuple[Difference, ...] = ()
     refused: bool = False  # `invalid_input` where the expected side threw
-
-
-# ops whose text lists files in an order Pi leaves unspecified (ripgrep walks directories in
-# parallel and in readdir order): the same lines in another order are no divergence
-_UNORDERED_LINES: Final = {"tool.grep": "text"}
-
-
-def _same_lines(op: str, want: Any, got: Any) -> bool:
-    key = _UNORDERED_LINES.get(op)
-    if key is None or not isinstance(want, dict) or not isinstance(got, dict):
-        return False
-    a, b = want.get(key), got.get(key)
-    if not isinstance(a, str) or not isinstance(b, str):
-        return False
-    rest_a = {k: v for k, v in want.items() if k != key}
-    rest_b = {k: v for k, v in got.items() if k != key}
-    return sorted(a.split("\n")) == sorted(b.split("\n")) and not differences(rest_a, rest_b)
 
 
 def compare(expected: Outcome, actual: Outcome, op: str = "") -> Verdict:
@@ -201,8 +110,8 @@ def compare(expected: Outcome, actual: Outcome, op: str = "") -> Verdict:
         return Verdict(f"error {want.error.type} answered as a result")
     if got.error is not None:
         return Verdict(f"a result answered as error {got.error.type}")
-    found = differences(want.result, got.result)
-    if not found or _same_lines(op, want.result, got.result):
+    found = result_differences(op, want.result, got.result)
+    if not found:
         return Verdict("")
     # a value that differs names the class before a field missing or extra: a port that
     # never sends one field would otherwise put every example in that one class
@@ -225,7 +134,6 @@ _SHAPE_CHARS: Final = 48
 _ENUM = re.compile(r"[A-Za-z_]{1,16}")
 
 
-_MATCH_LINE = re.compile(r"^[^\n]*?[:-]\d+[:-] ")  # grep's `path:12: text`, `path-12- text`
 _MARKS: Final = (("\ufeff", "BOM"), ("\ufffd", "U+FFFD"), ("\r", "CR"))
 
 
@@ -244,12 +152,12 @@ def _lines_class(a: str | None, b: str | None) -> str:
     """The class of two differing lines: grep match lines by kind alone (whichever file,
     number or text); else the skeletons of what differs once the common head and tail are
     cut, so the same wrong notice over any content is one class (`"..." vs ""`)."""
-    if a is None or b is None or _MATCH_LINE.match(a) or _MATCH_LINE.match(b):
+    if a is None or b is None or MATCH_LINE.match(a) or MATCH_LINE.match(b):
 
         def kind(line: str | None) -> str:
             if line is None:
                 return "(no line)"
-            return _match_kind(line) if _MATCH_LINE.match(line) else _skeleton(line)
+            return _match_kind(line) if MATCH_LINE.match(line) else _skeleton(line)
 
         return f"{kind(a)} vs {kind(b)}"
     head = 0
@@ -371,7 +279,7 @@ class OpReport:
         }
 
 
-def _key(args: Mapping[str, Any]) -> str:
+def request_key(args: Mapping[str, Any]) -> str:
     return json.dumps(args, sort_keys=True, ensure_ascii=True)
 
 
@@ -420,51 +328,9 @@ def _settle(
         if not any(not compare(known, again, op).signature for known in seen):
             seen.append(again)
     agreeing = [known for known in seen if not compare(known, got, op).signature]
-    if not agreeing and _one_of_the_limited_answers(against, op, args, want, got):
+    if not agreeing and one_of_the_limited_answers(against, op, args, want, got):
         return got, False
     return (agreeing[0] if agreeing else want), len(seen) == 1
-
-
-def _without_text(result: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in result.items() if key != "text"}
-
-
-def _notices(lines: Sequence[str]) -> list[str]:
-    return sorted(line for line in lines if not _MATCH_LINE.match(line))
-
-
-# a limit far above any fuzzed tree's matches: the whole set of lines ripgrep can show
-_UNLIMITED_GREP: Final = 10**6
-
-
-def _one_of_the_limited_answers(
-    against: Implementation, op: str, args: Mapping[str, Any], want: Outcome, got: Outcome
-) -> bool:
-    """Whether `got` is an answer the oracle's grep may give under its match limit.
-
-    Pi stops ripgrep at the limit, and ripgrep searches files in parallel, so which `limit`
-    matches arrive first depends on thread timing (the same request on a loaded machine
-    gave another file than on an idle one). Such an answer is one of many when both
-    answers reach the limit with the same notices and as many lines, and each shown line is
-    one the oracle shows when nothing limits it."""
-    if op != "tool.grep" or want.reply is None or got.reply is None:
-        return False
-    a, b = want.reply.result, got.reply.result
-    if not isinstance(a, dict) or not isinstance(b, dict) or a.get("isError") or b.get("isError"):
-        return False
-    if not (a.get("details") or {}).get("matchLimitReached"):
-        return False
-    if differences(_without_text(a), _without_text(b)):
-        return False
-    ours, theirs = str(b.get("text", "")).split("\n"), str(a.get("text", "")).split("\n")
-    shown = [line for line in ours if _MATCH_LINE.match(line)]
-    if len(ours) != len(theirs) or _notices(ours) != _notices(theirs):
-        return False
-    whole = ask(against, op, {**args, "limit": _UNLIMITED_GREP})
-    if whole.reply is None or not isinstance(whole.reply.result, dict):
-        return False
-    every = set(str(whole.reply.result.get("text", "")).split("\n"))
-    return all(line in every for line in shown)
 
 
 def fuzz_op(
@@ -495,7 +361,7 @@ def fuzz_op(
         drawn.append(args)
 
     collect()
-    unique = list({_key(args): args for args in drawn}.values())
+    unique = list({request_key(args): args for args in drawn}.values())
     report.examples = len(drawn)
     with (
         ThreadPoolExecutor(max_workers=2) as pool,
@@ -504,18 +370,18 @@ def fuzz_op(
         theirs = pool.submit(_batch, against, op, unique)
         ours = _batch(impl, op, unique, step)
         answers = {
-            _key(args): (want, got)
+            request_key(args): (want, got)
             for args, want, got in zip(unique, theirs.result(), ours, strict=True)
         }
     rechecked = {  # each diverging request, asked of the oracle again
         key: _settle(against, op, args, *answers[key])
-        for key, args in ((_key(args), args) for args in unique)
+        for key, args in ((request_key(args), args) for args in unique)
         if compare(*answers[key], op).signature
     }
     for key, (want, _) in rechecked.items():
         answers[key] = (want, answers[key][1])
     for args in drawn:
-        key = _key(args)
+        key = request_key(args)
         steady = key not in rechecked or rechecked[key][1]
         report.count(*answers[key], unsettled=not steady)
     if not report.diverging:
@@ -525,7 +391,7 @@ def fuzz_op(
     @_settings(examples, shrink=True)
     @given(strategy)
     def check(args: dict[str, Any]) -> None:
-        key = _key(args)
+        key = request_key(args)
         if key not in answers:  # a shrink step: asked live, within the budget
             if live[0] >= shrink_calls:
                 return
@@ -602,314 +468,3 @@ def fuzz(
         )
     on_report(reports)
     return reports
-
-
-# --- cases ------------------------------------------------------------------------------
-
-
-def _surrogates(text: str) -> bool:
-    return any(0xD800 <= ord(char) <= 0xDFFF for char in text)
-
-
-def _yaml_value(value: Any) -> Any:
-    """`value` with strings YAML cannot hold (lone surrogates) as `$codeUnits` builders."""
-    if isinstance(value, str) and _surrogates(value):
-        data = value.encode("utf-16-le", "surrogatepass")
-        return {"$codeUnits": list(struct.unpack(f"<{len(data) // 2}H", data))}
-    if isinstance(value, list):
-        return [_yaml_value(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _yaml_value(item) for key, item in value.items()}
-    return value
-
-
-@dataclass(frozen=True, slots=True)
-class CaseText:
-    id: str
-    boundary: str
-    rule: str
-    text: str  # one YAML list item (`- id: ...`), with comments above it
-
-
-_CASE_START = re.compile(r"^(\s*)- id:")
-_CASE_KEY = re.compile(r"^(\s*)(?:- )?(op|rule): ['\"]?([A-Za-z0-9_.-]+)")
-
-
-@cache
-def _corpus_homes() -> dict[str, tuple[str, str, str]]:
-    """op -> (its boundary, its most used rule, the behaviour file of that boundary holding
-    most of its cases, without `.yaml`) in the shipped corpus. The case files are scanned,
-    not loaded (loading expands and validates 900 cases): a top-level `op:` or `rule:` is a
-    file's default, an indented one belongs to the case it is in."""
-    boundaries: dict[str, Counter[str]] = {}
-    rules: dict[str, Counter[str]] = {}
-    files: dict[str, Counter[tuple[str, str]]] = {}
-    for folder in cases_root().iterdir():
-        if folder.name not in BOUNDARIES:
-            continue
-        for file in folder.iterdir():
-            if not file.name.endswith(".yaml"):
-                continue
-            defaults: dict[str, str] = {}
-            cases: list[dict[str, str]] = []
-            for line in file.read_text("utf-8").splitlines():
-                if _CASE_START.match(line):
-                    cases.append({})
-                elif match := _CASE_KEY.match(line):
-                    (cases[-1] if match[1] and cases else defaults)[match[2]] = match[3]
-            for case in cases:
-                op, rule = (
-                    case.get("op", defaults.get("op")),
-                    case.get("rule", defaults.get("rule")),
-                )
-                if op and rule:
-                    boundaries.setdefault(op, Counter())[folder.name] += 1
-                    rules.setdefault(op, Counter())[rule] += 1
-                    files.setdefault(op, Counter())[folder.name, file.name[: -len(".yaml")]] += 1
-    homes = {}
-    for op, counts in boundaries.items():
-        boundary = _most_used(counts)
-        stems = Counter({stem: n for (b, stem), n in files[op].items() if b == boundary})
-        homes[op] = (boundary, _most_used(rules[op]), _most_used(stems))
-    return homes
-
-
-def _most_used(counts: Counter[str]) -> str:
-    """The most frequent key; of equals, the first in sorted order (not in file order)."""
-    return min(counts.items(), key=lambda item: (-item[1], item[0]))[0]
-
-
-def case_for(found: Found, impl_name: str, against_name: str) -> CaseText:
-    """One minimal divergence as a case of the corpus format, expecting `against`'s answer."""
-    boundary, rule, _ = _corpus_homes().get(found.op, ("multibyte_cuts", "TRUNC-1", ""))
-    digest = hashlib.sha256((found.op + _key(found.args)).encode()).hexdigest()[:8]
-    case_id = f"fuzz-{re.sub(r'[^a-z0-9]+', '-', found.op)}-{digest}"
-    expect = found.expected.expectation()
-    case: dict[str, Any] = {
-        "id": case_id,
-        "why": f"{PLACEHOLDER}: {against_name} and {impl_name} differ at "
-        f"{found.signature}; state the behaviour this case pins",
-        "op": found.op,
-        "rule": rule,
-    }
-    if expect.get("error") == "invalid_input":
-        case["level"] = "invariant"
-    case["args"] = _yaml_value(found.args)
-    case["expect"] = _yaml_value(expect)
-    body = yaml.safe_dump([case], allow_unicode=True, sort_keys=False, width=100)
-    loaded = yaml.safe_load(body)[0]
-    if differences(found.args, expand(loaded["args"])) or differences(
-        expect, expand(loaded["expect"])
-    ):  # never happens for JSON values; guard the promise that the case means what it says
-        raise ValueError(f"case {case_id} does not survive a YAML round trip")
-    notes = [f"# {against_name} vs {impl_name}: {found.signature}"]
-    notes += [f"# {line}" for line in found.details.splitlines()[:12]]
-    notes.append(f"# {impl_name} answered {found.actual.describe()}")
-    return CaseText(case_id, boundary, rule, "\n".join(notes) + "\n" + body)
-
-
-def case_yaml(found: Sequence[Found], impl_name: str, against_name: str) -> str:
-    """A ready-to-paste case file (`behaviour`, `boundary`, `op`, `cases`) per op."""
-    by_op: dict[str, list[CaseText]] = {}
-    for item in found:
-        by_op.setdefault(item.op, []).append(case_for(item, impl_name, against_name))
-    return "\n".join(
-        _file_head(op, texts[0].boundary) + "".join(t.text for t in texts)
-        for op, texts in by_op.items()
-    )
-
-
-def _file_head(op: str, boundary: str) -> str:
-    head = {
-        "behaviour": f"{PLACEHOLDER}: minimal divergences of {op} found by ctxspec fuzz",
-        "boundary": boundary,
-        "op": op,
-    }
-    return "---\n" + yaml.safe_dump(head, sort_keys=False, width=100) + "cases:\n"
-
-
-def write_cases(
-    directory: Path, found: Sequence[Found], impl_name: str, against_name: str
-) -> list[Path]:
-    """Append each divergence to `directory/<boundary>/<behaviour>.yaml` (a corpus layout):
-    the behaviour file of the corpus that holds most of the op's cases (`_corpus_homes`),
-    named after the op (`tool-read.yaml`) when the corpus has none, so `DIR` may be
-    `corpora/cases` itself. A case whose id the file already holds is not repeated.
-    Returns the files written."""
-    written: list[Path] = []
-    for item in found:
-        case = case_for(item, impl_name, against_name)
-        if case.boundary not in BOUNDARIES:
-            raise ValueError(f"unknown boundary {case.boundary!r}")
-        stem = _corpus_homes().get(item.op, ("", "", ""))[2]
-        stem = stem or re.sub(r"[^a-z0-9]+", "-", item.op)
-        path = directory / case.boundary / f"{stem}.yaml"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if path.exists():
-            existing = yaml.safe_load(path.read_text("utf-8")) or {}
-            if any(c.get("id") == case.id for c in existing.get("cases", [])):
-                continue
-            text = path.read_text("utf-8")
-            text += "" if text.endswith("\n") else "\n"
-        else:
-            text = _file_head(item.op, case.boundary).removeprefix("---\n")
-        path.write_text(text + _indented(case.text, text), "utf-8")
-        if path not in written:
-            written.append(path)
-    return written
-
-
-def _indented(case_text: str, file_text: str) -> str:
-    """`case_text` shifted to the indentation of the file's `- id:` items (some corpus files
-    indent their list under `cases:`), so the appended case stays an item of that list."""
-    found = re.search(r"^( *)- id:", file_text, re.MULTILINE)
-    pad = found.group(1) if found else ""
-    return "".join(pad + line if line.strip() else line for line in case_text.splitlines(True))
-
-
-# --- the summary ------------------------------------------------------------------------
-
-
-def summary(reports: Sequence[OpReport], seed: int, impl_name: str, against_name: str) -> str:
-    """The per-op table: examples, diverging examples, distinct minimal divergences, errors."""
-    lines = [
-        f"ctxspec fuzz: {impl_name} against {against_name}, seed {seed}",
-        f"{'op':<26} {'examples':>8} {'diverging':>9} {'distinct':>8} "
-        f"{'errors impl/against':>19} {'unsupported':>11} {'refused':>7} {'unsettled':>9}",
-    ]
-    for report in reports:
-        if report.skipped:
-            lines.append(f"{report.op:<26} skipped: {report.skipped}")
-            continue
-        errors = f"{report.errors['impl']}/{report.errors['against']}"
-        lines.append(
-            f"{report.op:<26} {report.examples:>8} {report.diverging:>9} {len(report.found):>8} "
-            f"{errors:>19} {report.unsupported:>11} {report.refused:>7} {report.unsettled:>9}"
-        )
-        for item in report.found:
-            lines.append(f"    - {item.signature}")
-        for sample in report.error_samples[:2]:
-            lines.append(f"    ! {sample}")
-    return "\n".join(lines)
-
-
-# --- the command ------------------------------------------------------------------------
-
-EXIT_STATUS: Final = {
-    0: "no divergence, no error",
-    1: "divergences found",
-    2: "bad usage, an unknown op, or an implementation that could not be installed",
-    3: "no divergence, but requests that crashed, timed out or broke the protocol",
-    6: "an implementation did not start",
-}
-
-
-def add_fuzz_command(commands: Any) -> None:
-    """`ctxspec fuzz`, registered on the command line's subparsers."""
-    statuses = "; ".join(f"{code} {meaning}" for code, meaning in EXIT_STATUS.items())
-    parser = commands.add_parser(
-        "fuzz",
-        help="differential fuzzing of an implementation against another (Pi by default)",
-        description=f"Exit status: {statuses}.",
-    )
-    parser.add_argument(
-        "--impl", type=impl_spec, required=True, help="the implementation under test"
-    )
-    parser.add_argument(
-        "--against", type=impl_spec, default=None, help="the oracle (default pi@0.85.0)"
-    )
-    parser.add_argument(
-        "--op", action="append", default=[], help="only this op (repeatable; default all)"
-    )
-    parser.add_argument("--examples", type=positive_int, default=100, help="examples per op (100)")
-    parser.add_argument("--seed", type=seed_type, default=None, help="seed (default: random)")
-    parser.add_argument(
-        "--shrink-calls",
-        type=count,
-        default=DEFAULT_SHRINK_CALLS,
-        help=f"new requests the shrinker may send per op ({DEFAULT_SHRINK_CALLS})",
-    )
-    parser.add_argument(
-        "--write-cases",
-        type=output_dir,
-        metavar="DIR",
-        help="append minimal cases to DIR/<boundary>/<behaviour>.yaml (the op's corpus file)",
-    )
-    parser.add_argument(
-        "--json", type=output_file, metavar="FILE", help="write the per-op report as JSON"
-    )
-    parser.add_argument("--timeout", type=seconds, default=30.0, help="seconds per request")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
-    parser.set_defaults(run=main_fuzz)
-
-
-def main_fuzz(options: Any) -> int:
-    impl_name = canonical_name(options.impl)
-    against_name = canonical_name(options.against or PI_NAME)
-    unknown = [op for op in options.op if op not in OP_ARGS]
-    if unknown:
-        raise UsageError("--op", f"no strategy for {unknown}; ops: {', '.join(sorted(OP_ARGS))}")
-    if options.examples < 1 or options.shrink_calls < 0:
-        print("ctxspec fuzz: --examples must be >= 1 and --shrink-calls >= 0", file=sys.stderr)
-        return 2
-    seed = options.seed if options.seed is not None else secrets.randbelow(2**32)
-    try:
-        for name in (impl_name, against_name):
-            prepare(name, quiet=options.quiet)
-        impl = open_implementation(impl_name, timeout=options.timeout)
-        against = open_implementation(against_name, timeout=options.timeout)
-    except (InstallError, ValueError) as error:
-        print(f"ctxspec fuzz: {error}", file=sys.stderr)
-        return 2
-
-    def progress(message: str) -> None:
-        if not options.quiet:
-            print(f"[fuzz] {message}", file=sys.stderr, flush=True)
-
-    written: set[str] = set()
-
-    def keep(reports: list[OpReport]) -> None:
-        """After each op: its cases printed and written, the JSON report rewritten."""
-        report = reports[-1]
-        if report.found:
-            print(case_yaml(report.found, impl_name, against_name), flush=True)
-        if options.write_cases:
-            for path in write_cases(
-                Path(options.write_cases), report.found, impl_name, against_name
-            ):
-                written.add(str(path))
-        if options.json:
-            data = {
-                "impl": impl_name,
-                "against": against_name,
-                "seed": seed,
-                "examples": options.examples,
-                "ops": [r.to_json() for r in reports],
-            }
-            Path(options.json).write_text(json.dumps(data, indent=1) + "\n", "utf-8")
-
-    try:
-        reports = fuzz(
-            impl,
-            against,
-            ops=options.op or None,
-            examples=options.examples,
-            seed=seed,
-            shrink_calls=options.shrink_calls,
-            progress=progress,
-            on_report=keep,
-            quiet=options.quiet,
-        )
-    except StartupFailed as error:
-        print(f"ctxspec fuzz: {error}", file=sys.stderr)
-        return 6
-    finally:
-        impl.close()
-        against.close()
-    print(summary(reports, seed, impl_name, against_name))
-    for path in sorted(written):
-        print(f"cases appended to {path}")
-    found = [item for report in reports for item in report.found]
-    if found:
-        return 1
-    return 3 if any(report.errors for report in reports) else 0

@@ -1,8 +1,8 @@
 """`ctxspec matrix`: one report over several implementations.
 
-Each implementation runs `ctxspec conform --json` in a child process (or its results
-file is given with `--from`; a progress bar on stderr counts the runs), and the results
-become:
+Each implementation runs `ctxspec conform` in a child process (`suite_run.run_suite`;
+or its results file is given with `--from`; a progress bar on stderr counts the runs),
+and the results become:
 
 - `matrix.json`: the suite's header, per implementation its counts per status, per
   boundary and per op, its divergence classes (`conformance.results`: op, path, kind;
@@ -26,7 +26,6 @@ import argparse
 import html
 import json
 import re
-import subprocess
 import sys
 import unicodedata
 from collections import Counter
@@ -37,10 +36,10 @@ from typing import Any, Final
 from conformance.cli_args import impl_spec, output_dir, read_results, seconds, workers
 from conformance.progress import progress
 from conformance.results import FAILING, LISTED, STATUSES, divergence_classes, slug
+from conformance.suite_run import run_suite
 
 __all__ = ["add_matrix_command", "build_matrix", "run_matrix", "slug", "write_matrix"]
 
-_OUTPUT_TAIL = 4000
 TOP_CLASSES: Final = 10  # classes the page shows per implementation (matrix.json has all)
 
 
@@ -57,32 +56,22 @@ def run_matrix(
     (out / "results").mkdir(parents=True, exist_ok=True)
     with progress(len(impls), "matrix") as step:
         for impl in impls:
+            options = [*(["--timeout", str(timeout)] if timeout else []), *extra]
             target = out / "results" / f"{slug(impl)}.json"
-            target.unlink(missing_ok=True)
-            command = [sys.executable, "-m", "conformance.cli", "conform", "--impl", impl]
-            command += ["--json", str(target)]
-            if jobs:
-                command += ["-n", jobs]
-            if timeout:
-                command += ["--timeout", str(timeout)]
-            command += list(extra)
             step(advance=0, note=f"running {impl}")
-            completed = subprocess.run(command, capture_output=True, text=True, check=False)
-            data = json.loads(target.read_text()) if target.is_file() else None
-            if data is not None and (data.get("records") or completed.returncode == 0):
-                data["exitStatus"] = completed.returncode
-                results.append(data)
+            run = run_suite(impl, jobs=jobs, options=options, json_path=target)
+            if run.data is not None and (run.records or run.status == 0):
+                results.append({**run.data, "exitStatus": run.status})
             else:  # no results: it could not be installed or started
-                tail = (completed.stdout + completed.stderr)[-_OUTPUT_TAIL:]
                 results.append(
                     {
                         "header": {"implementation": impl},
                         "records": [],
-                        "exitStatus": completed.returncode,
-                        "runError": tail or f"exited with status {completed.returncode}",
+                        "exitStatus": run.status,
+                        "runError": run.problem(),
                     }
                 )
-            step(note=f"{impl}: conform exited {completed.returncode}")
+            step(note=f"{impl}: conform exited {run.status}")
     return results
 
 

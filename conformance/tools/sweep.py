@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -29,18 +28,18 @@ from pathlib import Path
 from typing import Any
 
 from conformance.cases import load_cases
+from conformance.equivalence import Outcome, ask
 from conformance.progress import progress
 from conformance.protocol import OpError
 from conformance.recording import read_failures
+from conformance.suite_run import run_suite
 from conformance.tools.fuzz import (
     Found,
-    Outcome,
     Verdict,
-    ask,
     compare,
     difference_signature,
-    write_cases,
 )
+from conformance.tools.fuzz_cases import write_cases
 from conformance.transport.base import Implementation, Reply
 from conformance.transport.resolve import (
     PI_NAME,
@@ -102,23 +101,17 @@ def run_seeds(
     chosen = list(seeds)
     with progress(len(chosen), "sweep seeds") as step:
         for seed in chosen:
-            results = record.with_name(f"{record.name}.seed-{seed}.json")
-            results.unlink(missing_ok=True)
-            command = [
-                sys.executable, "-m", "conformance.cli", "conform", "--impl", impl_name,
-                "--profile", "sweep", "--seed", str(seed), "--expectations", "none",
-                "-k", PROPERTIES_ONLY, "--json", str(results),
-            ]  # fmt: skip
-            if jobs:
-                command += ["-n", jobs]
-            command += ["--", "--record-requests", str(record)]
-            done = subprocess.run(command, check=False, capture_output=True, text=True)
-            if done.returncode not in (0, 1) or not results.is_file():
-                tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-                raise RunFailed(
-                    f"seed {seed}: conform exited {done.returncode}: {' | '.join(tail)}"
-                )
-            results.unlink()
+            options = ["--profile", "sweep", "--seed", str(seed), "-k", PROPERTIES_ONLY]
+            run = run_suite(
+                impl_name,
+                jobs=jobs,
+                expectations="none",
+                options=options,
+                pytest_args=["--record-requests", str(record)],
+            )
+            if not run.completed:
+                tail = run.problem().splitlines()[-3:]
+                raise RunFailed(f"seed {seed}: conform exited {run.status}: {' | '.join(tail)}")
             recorded = read_failures(record)
             failing[seed] = sorted({f["property"] for f in recorded[before:]})
             before = len(recorded)

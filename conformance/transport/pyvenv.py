@@ -13,14 +13,15 @@ from __future__ import annotations
 import hashlib
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.harnesses.kit.pyrun import PYRUN
 from conformance.progress import status
 from conformance.transport.cache import ensure, run_logged
 from conformance.transport.named import Launch
+from conformance.transport.pyrun import PYRUN
 
-__all__ = ["adapter_launch", "ensure_venv"]
+__all__ = ["PypiPort", "adapter_launch", "ensure_venv"]
 
 
 def _python(root: Path) -> Path:
@@ -55,3 +56,31 @@ def adapter_launch(python: Path, adapter: Path) -> Launch:
     ctxspec. `-I` keeps the caller's PYTHON* variables (PYTHONPATH, PYTHONUTF8, ...) and
     user site-packages out, so the port sees only its venv; `-B` writes no bytecode."""
     return Launch(argv=[str(python), "-I", "-B", str(PYRUN), str(adapter)])
+
+
+@dataclass(frozen=True, slots=True)
+class PypiPort:
+    """A port from PyPI: what its venv installs at a version, and its adapter's launch.
+
+    `packages` are installed at exactly the version asked for (the port and the siblings
+    it pins to its own version); `pins/<version>.txt` beside the adapter, where there is
+    one, is the rest of that venv's whole `pip freeze` (one `name==version` a line), so
+    that a later release of a dependency cannot change a verdict.
+    """
+
+    family: str
+    packages: tuple[str, ...]
+    adapter: Path
+
+    def requirements(self, version: str) -> list[str]:
+        """What the venv for `version` installs: the packages at `version`, and the pins."""
+        exact = [f"{package}=={version}" for package in self.packages]
+        pins = self.adapter.parent / "pins" / f"{version}.txt"
+        pinned = pins.read_text("utf-8").split() if pins.is_file() else []
+        return [*exact, *pinned]
+
+    def install(self, version: str, *, quiet: bool = False) -> Launch:
+        """The port's venv on first use (cached), and the adapter run by its python."""
+        name = f"{self.family}-{version}"
+        python = ensure_venv(name, self.requirements(version), quiet=quiet)
+        return adapter_launch(python, self.adapter)

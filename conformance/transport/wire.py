@@ -1,6 +1,7 @@
 """An implementation under test as a child process speaking protocol v1 on stdio.
 
-This is the one module of the suite that owns `subprocess`. Whatever the child does,
+With `processes` (the process tree, the run's temp dir), this is the one module of the
+suite that starts an implementation's process. Whatever the child does,
 each request ends within its bound (PROTOCOL.md, "The runner's bounds"):
 
 - **Time.** Requests are written and answers read without threads, by polling the
@@ -11,11 +12,8 @@ each request ends within its bound (PROTOCOL.md, "The runner's bounds"):
   buffers more of one (`ProtocolViolation` naming the cap). Of stderr only the last
   `STDERR_TAIL_BYTES` bytes are kept.
 - **Processes.** After a timeout, a crash, a broken answer or at the end of the run, the
-  whole process tree is killed (`_kill_tree`): the child's process group and session,
-  every descendant by parent pid, and any process that carries the child's token in its
-  environment (`CTXSPEC_IMPL_TOKEN`) or holds one of the child's pipes, which finds
-  descendants that left with `setsid()`. On Linux the runner is also a child subreaper,
-  so such orphans re-parent to it rather than to init and it reaps what it kills.
+  whole process tree is killed (`processes.kill_tree`: the group, every descendant,
+  what carries the child's token or holds its pipes; the runner is a subreaper).
 
 It restarts the child after it crashed, hung, or broke the protocol, so one broken case
 never breaks the run; after a timeout, later calls fail at once (`StopAfterTimeout`)
@@ -28,15 +26,10 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
-import functools
 import os
 import secrets
 import selectors
-import shutil
-import signal
 import subprocess
-import sys
 import tempfile
 import time
 import weakref
@@ -61,172 +54,32 @@ from conformance.protocol import (
     validate_response,
 )
 from conformance.transport.base import Implementation, Reply
+from conformance.transport.processes import (
+    KILL_BOUND,
+    RUN_VARIABLE,
+    TMP_VARIABLES,
+    TOKEN_VARIABLE,
+    become_subreaper,
+    kill_tree,
+    remove_tree,
+    run_dir,
+)
 
 __all__ = [
     "DEFAULT_MAX_ANSWER_BYTES",
-    "RUN_VARIABLE",
     "STDERR_TAIL_BYTES",
-    "TOKEN_VARIABLE",
     "WireImplementation",
-    "join_run",
-    "run_dir",
 ]
 
 DEFAULT_MAX_ANSWER_BYTES: Final = 64 * 1024 * 1024
 STDERR_TAIL_BYTES: Final = 8 * 1024
-TOKEN_VARIABLE: Final = "CTXSPEC_IMPL_TOKEN"  # set in the child's environment, inherited
-RUN_VARIABLE: Final = "CTXSPEC_RUN_DIR"  # the run's temp dir, in every process of the run
 _GIVE_UP_AFTER_STARTUP_FAILURES: Final = 3
 _CHUNK: Final = 64 * 1024
 _POLL: Final = 0.05  # seconds between checks that a silent child still lives
 _SETTLE: Final = 0.2  # seconds a dead child's last stderr words may take to arrive
-_KILL_BOUND: Final = 3.0  # seconds the tree kill may take, a fork bomb included
-_PR_SET_CHILD_SUBREAPER: Final = 36  # <linux/prctl.h>
-_TMP_VARIABLES: Final = ("TMPDIR", "TMP", "TEMP")  # where Node, Python and others make temp files
-
-
-# --- the process tree -------------------------------------------------------------------
-
-
-@functools.cache
-def _become_subreaper() -> bool:
-    """Make this process the reaper of its orphaned descendants (Linux); False elsewhere."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
-    except (OSError, AttributeError):
-        return False
-
-
-def _stat(pid: str) -> tuple[str, int, int, int] | None:
-    """(state, ppid, pgid, sid) from /proc/PID/stat, or None if it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            text = file.read()
-    except OSError:
-        return None
-    fields = text[text.rfind(b")") + 2 :].split()  # the command name may hold ") "
-    return fields[0].decode(), int(fields[1]), int(fields[2]), int(fields[3])
-
-
-def _carries(pid: int, token: bytes, pipes: frozenset[str]) -> bool:
-    """Whether `pid` has the child's token in its environment or holds one of its pipes."""
-    with contextlib.suppress(OSError), open(f"/proc/{pid}/environ", "rb") as file:
-        if token in file.read():
-            return True
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return False
-    for fd in fds:
-        with contextlib.suppress(OSError):
-            if os.readlink(f"/proc/{pid}/fd/{fd}") in pipes:
-                return True
-    return False
-
-
-def _members(root: int | None, token: bytes, pipes: frozenset[str]) -> dict[int, tuple[str, int]]:
-    """Every live process of the tree `root` started, or carrying `token`: pid -> state, ppid."""
-    table = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and (stat := _stat(entry)) is not None:
-            table[int(entry)] = stat
-    spared = {os.getpid(), os.getppid(), 1}
-    found = {
-        pid
-        for pid, (state, _, pgid, sid) in table.items()
-        if pid not in spared
-        and (root in (pid, pgid, sid) or (state != "Z" and _carries(pid, token, pipes)))
-    }
-    grew = True
-    while grew:  # and their descendants, whatever group or session they moved to
-        more = {pid for pid, stat in table.items() if stat[1] in found and pid not in spared}
-        grew = not more <= found
-        found |= more
-    return {pid: (table[pid][0], table[pid][1]) for pid in found}
-
-
-def _kill_tree(root: int | None, token: bytes, pipes: frozenset[str]) -> None:
-    """SIGKILL `root`'s group and every member of its tree until none is left; reap orphans.
-
-    With `root` None: every process carrying `token`, and their descendants (the run sweep).
-    """
-    if root is not None:
-        with contextlib.suppress(OSError):
-            os.killpg(root, signal.SIGKILL)
-    if not os.path.isdir("/proc/self"):
-        return  # no process table to read: the group kill is all there is
-    deadline = time.monotonic() + _KILL_BOUND
-    orphans: set[int] = set()  # killed, re-parented to this subreaper, not yet reaped
-    while time.monotonic() < deadline:
-        members = _members(root, token, pipes)
-        alive = [pid for pid, (state, _) in members.items() if state != "Z"]
-        for pid in alive:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        orphans |= set(members) - {root}  # `root` is Popen's to reap
-        for pid in list(orphans):
-            stat = _stat(str(pid))
-            if stat is None or (stat[1] != os.getpid() and not _become_subreaper()):
-                orphans.discard(pid)  # gone, or init's to reap
-                continue
-            if stat[1] != os.getpid():
-                continue  # its parent is dying too: it is re-parented to us in a moment
-            with contextlib.suppress(ChildProcessError):
-                if os.waitpid(pid, os.WNOHANG)[0] == pid:
-                    orphans.discard(pid)
-        if not alive and not orphans:
-            return
-        time.sleep(0.01)
 
 
 _LIVE: weakref.WeakSet[_Child] = weakref.WeakSet()
-
-
-_RUN: list[str] = []  # this run's temp dir, once made or joined
-
-
-def run_dir() -> str:
-    """This run's private temp dir (random name, mode 0700), made on first use.
-
-    Every implementation process gets a temp dir of its own inside it (its TMPDIR) and
-    `CTXSPEC_RUN_DIR` in its environment. At the exit of the process that made it (Ctrl-C
-    and SIGTERM included, see the plugin), every process whose environment carries it is
-    killed, with its descendants, and the directory is removed whole. An xdist worker
-    `join_run`s its controller's instead, so the controller's exit sweeps the workers'
-    leftovers too, even when a worker could not clean up after itself.
-    """
-    if not _RUN:
-        made = tempfile.mkdtemp(prefix="ctxspec-run-")
-        _RUN.append(made)
-        atexit.register(_sweep_run, made)
-    return _RUN[0]
-
-
-def join_run(path: str) -> None:
-    """Use another process's run dir (an xdist worker its controller's); it sweeps it."""
-    if not _RUN and os.path.isdir(path):
-        _RUN.append(path)
-
-
-def _sweep_run(path: str) -> None:
-    """The end of a run: its workers' and implementations' leftovers, processes and files."""
-    if os.path.isdir("/proc/self"):
-        _kill_tree(None, f"{RUN_VARIABLE}={path}\0".encode(), frozenset())
-    _remove_tree(path)
-
-
-def _remove_tree(path: str) -> None:
-    """Remove a directory tree, also directories an implementation made unreadable (mode 0)."""
-    for root, dirs, _ in os.walk(path):  # top-down: each directory unlocked before it is read
-        for name in dirs:
-            inner = os.path.join(root, name)
-            if not os.path.islink(inner):  # never chmod through a link, out of the tree
-                with contextlib.suppress(OSError):
-                    os.chmod(inner, 0o700)
-    shutil.rmtree(path, ignore_errors=True)
 
 
 @atexit.register
@@ -249,12 +102,12 @@ class _Child:
         cwd: str | None,
         max_answer_bytes: int,
     ) -> None:
-        _become_subreaper()
+        become_subreaper()
         self.token = secrets.token_hex(16)
         # a private temp dir (random name, mode 0700), removed with the tree: whatever the
         # implementation leaves in its TMPDIR, killed mid-request or not, goes with it
         self.tmpdir = tempfile.mkdtemp(prefix="impl-", dir=run_dir())
-        scratch = dict.fromkeys(_TMP_VARIABLES, self.tmpdir)
+        scratch = dict.fromkeys(TMP_VARIABLES, self.tmpdir)
         marks = {TOKEN_VARIABLE: self.token, RUN_VARIABLE: run_dir()}
         child_env = dict(os.environ if env is None else env, **scratch, **marks)
         try:
@@ -269,7 +122,7 @@ class _Child:
                 start_new_session=True,  # its own group and session, so both can be killed
             )
         except OSError:
-            _remove_tree(self.tmpdir)
+            remove_tree(self.tmpdir)
             raise
         assert self.process.stdin and self.process.stdout and self.process.stderr
         self._in = self.process.stdin.fileno()
@@ -462,9 +315,9 @@ class _Child:
         if self._killed:
             return
         self._killed = True
-        _kill_tree(self.process.pid, self.token.encode(), self._pipes)
+        kill_tree(self.process.pid, self.token.encode(), self._pipes)
         with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=_KILL_BOUND)
+            self.process.wait(timeout=KILL_BOUND)
         deadline = time.monotonic() + _SETTLE
         while self._err_open and time.monotonic() < deadline:
             self._pump(_POLL)  # every writer is dead: this ends at EOF at once
@@ -475,7 +328,7 @@ class _Child:
                 if stream is not None:
                     stream.close()
         self._out_open = self._err_open = False
-        _remove_tree(self.tmpdir)
+        remove_tree(self.tmpdir)
         _LIVE.discard(self)
 
 

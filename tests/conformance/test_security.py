@@ -31,8 +31,9 @@ from conformance.cases import load_cases
 from conformance.harnesses import pi as pi_adapter
 from conformance.harnesses.kit.tree import real_path, validate_tree
 from conformance.transport.base import Implementation
+from conformance.transport.processes import RUN_VARIABLE
 from conformance.transport.resolve import open_implementation
-from conformance.transport.wire import RUN_VARIABLE, WireImplementation
+from conformance.transport.wire import WireImplementation
 from reference.errors import InvalidInput
 
 Fake = Callable[..., list[str]]

@@ -19,6 +19,7 @@ import pytest
 from conformance.errors import EnvironmentMissing
 from conformance.harnesses.kit.tree import materialize
 from conformance.harnesses.reference.ops import tools as grep_op
+from conformance.transport import ripgrep
 from reference import tools
 from reference.tools import grep_from_ripgrep
 
@@ -147,9 +148,7 @@ def test_the_op_takes_files_in_ripgreps_usual_order(tmp_path: Path) -> None:
 
 
 def test_the_op_without_ripgrep_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    from conformance.harnesses import pi  # noqa: PLC0415
-
-    monkeypatch.setattr(pi, "ripgrep_dir", lambda: None)
+    monkeypatch.setattr(ripgrep, "ripgrep_dir", lambda: None)
     with pytest.raises(EnvironmentMissing, match="ripgrep"):
         grep_op.grep({"tree": {"w/a.txt": "foo\n"}, "cwd": "/w", "pattern": "foo"})
 

@@ -1,5 +1,5 @@
 """`python -m conformance.harnesses.fastengine`: serve it as protocol v1 on stdio."""
 
-from conformance.harnesses.fastengine import main
+from conformance.harnesses.fastengine import serve
 
-main()
+serve()

@@ -15,7 +15,7 @@ chooses to give: `InvalidInput` (the engine's, naming the field), `Refused` (the
 own refusal, naming none) and `Unsupported` (an input the port's API cannot express).
 
 Standard library only (besides `reference.errors` and `tree`, themselves standard library
-only): a port's adapter runs this in the port's own venv (`ports/pyrun.py`).
+only): a port's adapter runs this in the port's own venv (`transport/pyrun.py`).
 """
 
 from __future__ import annotations
@@ -29,11 +29,21 @@ from typing import Any, BinaryIO, Final
 from conformance.harnesses.kit.tree import validate_tree
 from reference.errors import InvalidInput
 
-__all__ = ["Answer", "Handler", "InvalidInput", "Refused", "Unsupported", "dispatch", "serve"]
+__all__ = [
+    "Answer",
+    "Args",
+    "Handler",
+    "InvalidInput",
+    "Refused",
+    "Unsupported",
+    "dispatch",
+    "serve",
+]
 
 PROTOCOL: Final = 1
 
-Handler = Callable[[dict[str, Any]], Any]
+Args = dict[str, Any]  # a request's arguments, as a handler gets them
+Handler = Callable[[Args], Any]
 Answer = Callable[[dict[str, Any]], dict[str, Any]]
 
 

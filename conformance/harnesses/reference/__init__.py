@@ -32,7 +32,6 @@ __all__ = [
     "ReferenceImplementation",
     "handle",
     "in_process",
-    "main",
     "serve",
 ]
 
@@ -102,9 +101,8 @@ HANDLERS: Final = ADAPTER.handlers
 HELLO: Final = ADAPTER.hello
 
 
-def handle(op: str, args: Mapping[str, Any]) -> Reply:
-    """The reference's answer to one op (`EngineAdapter.handle`)."""
-    return ADAPTER.handle(op, args)
+handle: Final = ADAPTER.handle  # the reference's answer to one op
+serve: Final = ADAPTER.serve  # protocol v1 on stdio with the reference, until stdin closes
 
 
 class ReferenceImplementation(InProcessImplementation):
@@ -114,19 +112,6 @@ class ReferenceImplementation(InProcessImplementation):
         super().__init__(ADAPTER, "reference")
 
 
-def in_process() -> ReferenceImplementation:
-    """This engine in this process (what `--impl` names it runs)."""
+def in_process() -> Implementation:
+    """This engine in this process (what `--impl reference` runs)."""
     return ReferenceImplementation()
-
-
-def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-    """Answer protocol v1 requests with the reference until stdin closes."""
-    ADAPTER.serve(stdin, stdout)
-
-
-def main() -> None:
-    serve()
-
-
-if __name__ == "__main__":
-    main()

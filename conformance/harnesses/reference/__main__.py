@@ -1,5 +1,5 @@
 """`python -m conformance.harnesses.reference`: serve it as protocol v1 on stdio."""
 
-from conformance.harnesses.reference import main
+from conformance.harnesses.reference import serve
 
-main()
+serve()

@@ -17,7 +17,7 @@ import pytest
 from paths import FAKE_PORT_ADAPTER
 
 from conformance.harnesses.kit import jsonlines
-from conformance.harnesses.kit.pyrun import PYRUN
+from conformance.transport.pyrun import PYRUN
 from conformance.transport.wire import WireImplementation
 
 FAKE = FAKE_PORT_ADAPTER

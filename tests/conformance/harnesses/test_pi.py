@@ -16,6 +16,7 @@ from paths import ROOT
 from conformance.errors import EnvironmentMissing
 from conformance.harnesses import pi as pi_adapter
 from conformance.harnesses.pi import PiInstallError, cache_root, ensure_installed
+from conformance.transport import ripgrep
 from conformance.transport.resolve import open_implementation
 from conformance.transport.wire import WireImplementation
 
@@ -111,8 +112,8 @@ class TestRipgrep:
         def absent(name: str) -> None:
             raise metadata.PackageNotFoundError(name)
 
-        monkeypatch.setattr(pi_adapter.metadata, "files", absent)
-        monkeypatch.setattr(pi_adapter.sysconfig, "get_path", lambda _: str(tmp_path))
+        monkeypatch.setattr(ripgrep.metadata, "files", absent)
+        monkeypatch.setattr(ripgrep.sysconfig, "get_path", lambda _: str(tmp_path))
         monkeypatch.setenv("PATH", str(tmp_path))
 
     def test_the_wheel_is_found_without_an_activated_venv(

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from conformance.harnesses import pi_agent_harness_lc
-from conformance.harnesses.kit.pyrun import PYRUN
 from conformance.transport.base import Implementation
 from conformance.transport.cache import cache_root
 from conformance.transport.named import parse_named
+from conformance.transport.pyrun import PYRUN
 from conformance.transport.resolve import open_implementation
 
 SPEC = "pi-agent-harness-lc@0.6.0"

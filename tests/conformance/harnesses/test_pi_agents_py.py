@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from conformance.harnesses import pi_agents_py
-from conformance.harnesses.kit.pyrun import PYRUN
 from conformance.transport.base import Implementation
 from conformance.transport.cache import cache_root
 from conformance.transport.named import parse_named
+from conformance.transport.pyrun import PYRUN
 from conformance.transport.resolve import open_implementation
 
 SPEC = "pi-agents-py@0.58.3"

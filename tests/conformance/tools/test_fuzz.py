@@ -16,13 +16,14 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from paths import FAKE_IMPL
 
+from conformance import equivalence
 from conformance.cases import expand, lint, load_cases, load_cases_from
 from conformance.check import check_case
 from conformance.cli import main
 from conformance.harnesses.reference import ReferenceImplementation
 from conformance.protocol import OPS, OpError, validate_args
 from conformance.strategies.ops import OP_ARGS
-from conformance.tools import fuzz
+from conformance.tools import fuzz, fuzz_cases
 from conformance.transport.base import Implementation, Reply
 from conformance.transport.wire import WireImplementation
 from corpora import cases_root
@@ -131,8 +132,8 @@ def test_an_answer_the_wavering_oracle_never_gives_still_diverges() -> None:
 
 def test_written_case_loads_lints_and_pins_the_oracle(tmp_path: Path) -> None:
     report = _fuzz("truncate.line", Planted())
-    fuzz.write_cases(tmp_path, report.found, "planted", "reference")
-    fuzz.write_cases(tmp_path, report.found, "planted", "reference")  # appended once only
+    fuzz_cases.write_cases(tmp_path, report.found, "planted", "reference")
+    fuzz_cases.write_cases(tmp_path, report.found, "planted", "reference")  # appended once only
     cases = load_cases_from(tmp_path)
     assert len(cases) == 1
     (case,) = cases
@@ -152,7 +153,7 @@ def test_written_case_joins_the_corpus_file_of_its_op(tmp_path: Path) -> None:
     holding the op's cases (an indented list there), and the corpus still loads."""
     shutil.copytree(str(cases_root()), tmp_path, dirs_exist_ok=True)
     report = _fuzz("truncate.line", Planted())
-    (path,) = fuzz.write_cases(tmp_path, report.found, "planted", "reference")
+    (path,) = fuzz_cases.write_cases(tmp_path, report.found, "planted", "reference")
     assert path.parent.name == "multibyte_cuts" and path.name != "truncate-line.yaml"
     assert "  - id:" in path.read_text("utf-8")  # this file indents its list
     cases = load_cases_from(tmp_path)
@@ -164,10 +165,10 @@ def test_written_case_joins_the_corpus_file_of_its_op(tmp_path: Path) -> None:
 def test_case_yaml_keeps_lone_surrogates_and_odd_strings() -> None:
     args = {"line": "\ud83d a\ufeff\r\nyes", "maxChars": 1}
     oracle = ReferenceImplementation()
-    expected = fuzz.ask(oracle, "truncate.line", args)
-    actual = fuzz.Outcome(reply=Reply(result={"text": "", "wasTruncated": False}))
+    expected = equivalence.ask(oracle, "truncate.line", args)
+    actual = equivalence.Outcome(reply=Reply(result={"text": "", "wasTruncated": False}))
     found = fuzz.Found("truncate.line", "$.text", args, expected, actual)
-    text = fuzz.case_yaml([found], "x", "reference")
+    text = fuzz_cases.case_yaml([found], "x", "reference")
     data = yaml.safe_load(text)
     assert data["op"] == "truncate.line" and data["boundary"] == "multibyte_cuts"
     (case,) = data["cases"]
@@ -255,8 +256,8 @@ def test_cli_exit_status_for_a_dead_start_and_bad_usage(capsys: pytest.CaptureFi
     assert "no strategy" in capsys.readouterr().err
 
 
-def _result(value: Any) -> fuzz.Outcome:
-    return fuzz.Outcome(reply=Reply(result=value))
+def _result(value: Any) -> equivalence.Outcome:
+    return equivalence.Outcome(reply=Reply(result=value))
 
 
 def test_divergence_classes() -> None:
@@ -276,14 +277,14 @@ def test_divergence_classes() -> None:
     )
     assert signature({"a": [1, {"b": 2}]}, {"a": [1, {"b": 3}]}) == "$.a[].b"
     assert signature({"a": 1}, {}) == "$.a missing"
-    unsupported = fuzz.Outcome(reply=Reply(error=OpError("unsupported", "no")))
-    crashed = fuzz.Outcome(failure="crashed: gone")
+    unsupported = equivalence.Outcome(reply=Reply(error=OpError("unsupported", "no")))
+    crashed = equivalence.Outcome(failure="crashed: gone")
     assert fuzz.compare(_result(1), unsupported).signature == ""
     assert fuzz.compare(crashed, _result(1)).signature == ""
-    internal = fuzz.Outcome(reply=Reply(error=OpError("internal", "boom")))
+    internal = equivalence.Outcome(reply=Reply(error=OpError("internal", "boom")))
     assert fuzz.compare(_result(1), internal).signature == "a result answered as error internal"
     # a typed refusal where the oracle threw is counted apart, never the other way round
-    refusal = fuzz.Outcome(reply=Reply(error=OpError("invalid_input", "bad")))
+    refusal = equivalence.Outcome(reply=Reply(error=OpError("invalid_input", "bad")))
     assert fuzz.compare(internal, refusal) == fuzz.Verdict("", refused=True)
     assert fuzz.compare(refusal, internal).signature == (
         "error invalid_input answered as error internal"
@@ -308,19 +309,19 @@ def test_a_missing_field_diverges_and_a_wrong_top_level_type_is_an_error() -> No
     """A result lacking a field is compared (a divergence naming it), not an error of its
     side; a result of the wrong top-level type breaks the protocol (an error)."""
     args = {"content": "aé\nb", "maxLines": 1, "maxBytes": 100}
-    want = fuzz.ask(ReferenceImplementation(), "truncate.tail", args)
+    want = equivalence.ask(ReferenceImplementation(), "truncate.tail", args)
 
     def drop(result: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in result.items() if k != "firstLineExceedsLimit"}
 
-    got = fuzz.ask(Reshaped(drop), "truncate.tail", args)
+    got = equivalence.ask(Reshaped(drop), "truncate.tail", args)
     assert got.failure is None
     verdict = fuzz.compare(want, got, "truncate.tail")
     assert verdict.signature == "$.firstLineExceedsLimit missing"
     # a value that differs names the class before the field that is missing
-    wrong = fuzz.ask(Reshaped(lambda r: {**drop(r), "totalLines": 9}), "truncate.tail", args)
+    wrong = equivalence.ask(Reshaped(lambda r: {**drop(r), "totalLines": 9}), "truncate.tail", args)
     assert fuzz.compare(want, wrong, "truncate.tail").signature == "$.totalLines"
-    listed = fuzz.ask(Reshaped(lambda r: [r]), "truncate.tail", args)
+    listed = equivalence.ask(Reshaped(lambda r: [r]), "truncate.tail", args)
     assert listed.reply is None and listed.failure is not None
     assert listed.failure.startswith("protocol violation: truncate.tail result must be object")
 
@@ -336,10 +337,10 @@ class WholeGrep(Implementation):
         return Reply(result={"isError": False, "text": "a.txt:1: x\nb.txt:1: y\nc.txt:1: z"})
 
 
-def _limited(text: str) -> fuzz.Outcome:
+def _limited(text: str) -> equivalence.Outcome:
     notice = "\n\n[1 matches limit reached. Use limit=2 for more, or refine pattern]"
     result = {"isError": False, "text": text + notice, "details": {"matchLimitReached": 1}}
-    return fuzz.Outcome(reply=Reply(result=result))
+    return equivalence.Outcome(reply=Reply(result=result))
 
 
 @pytest.mark.parametrize(
@@ -351,4 +352,6 @@ def test_a_grep_answer_under_the_match_limit_is_one_of_many(shown: str, matches:
     whole set of match lines, with the same notices, is an answer it may give."""
     args = {"tree": {}, "pattern": ".", "limit": 1}
     want, got = _limited("a.txt:1: x"), _limited(shown)
-    assert fuzz._one_of_the_limited_answers(WholeGrep(), "tool.grep", args, want, got) is matches
+    assert (
+        equivalence.one_of_the_limited_answers(WholeGrep(), "tool.grep", args, want, got) is matches
+    )

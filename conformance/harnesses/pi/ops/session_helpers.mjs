@@ -2,6 +2,7 @@
 // compaction.file_lists, compaction.format_file_ops: the helpers Pi exports from
 // core/compaction/{compaction,utils}.js and core/session-manager.js. A release that lacks
 // one of these functions leaves its op out of hello (unsupported).
+import { guardedIndex, sessionArgs } from "../../kit/sessions.mjs";
 export default async function sessionHelperOps(context) {
   const { load } = context;
   const invalid = (message) => new context.InvalidInput(message);
@@ -17,22 +18,7 @@ export default async function sessionHelperOps(context) {
       return false;
     }
   };
-  const entriesOf = (a) => (a.jsonl !== undefined ? sessions.parseSessionEntries(a.jsonl) : a.entries);
-  const leafOf = (a) => ("leafId" in a ? a.leafId : undefined);
-
-  // Pi walks parentIds with no guard: a lookup budget on its own index turns a cycle's
-  // endless walk into an error
-  function guardedIndex(entries) {
-    const index = new Map();
-    for (const entry of entries) index.set(entry.id, entry);
-    let budget = 4 * (entries.length + 2);
-    const get = index.get.bind(index);
-    index.get = (key) => {
-      if (--budget < 0) throw new Error("Pi's path walk does not end: a parentId cycle (it hangs)");
-      return get(key);
-    };
-    return index;
-  }
+  const { entriesOf, leafOf } = sessionArgs((text) => sessions.parseSessionEntries(text));
 
   const ops = {
     "tokens.calculate": [compaction, "calculateContextTokens", (a) => compaction.calculateContextTokens(a.usage)],

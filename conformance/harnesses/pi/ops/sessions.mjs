@@ -6,6 +6,7 @@
 import { modelRequest } from "../shims.mjs";
 import { hostSession } from "../host.mjs";
 import { inMemoryManager } from "../migrated.mjs";
+import { guardedIndex, sessionArgs } from "../../kit/sessions.mjs";
 export default async function sessionOps(context) {
   const { load } = context;
   const invalid = (message) => new context.InvalidInput(message);
@@ -16,23 +17,8 @@ export default async function sessionOps(context) {
   const messages = await load("core/messages.js");
 
   const fileOps = (ops) => ({ read: [...ops.read], written: [...ops.written], edited: [...ops.edited] });
-  const entriesOf = (a) => (a.jsonl !== undefined ? sessions.parseSessionEntries(a.jsonl) : a.entries);
+  const { entriesOf, leafOf } = sessionArgs((text) => sessions.parseSessionEntries(text));
   const settingsOf = (a) => ({ ...compaction.DEFAULT_COMPACTION_SETTINGS, ...(a.settings ?? {}) });
-  const leafOf = (a) => ("leafId" in a ? a.leafId : undefined);
-
-  // Pi walks parentIds with no guard, so a cycle never returns: a lookup budget turns the
-  // endless walk into an error (the map is Pi's own index, built the same way).
-  function guardedIndex(entries) {
-    const index = new Map();
-    for (const entry of entries) index.set(entry.id, entry);
-    let budget = 4 * (entries.length + 2);
-    const get = index.get.bind(index);
-    index.get = (key) => {
-      if (--budget < 0) throw new Error("Pi's path walk does not end: a parentId cycle (it hangs)");
-      return get(key);
-    };
-    return index;
-  }
 
   const usageZero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0,
     cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };

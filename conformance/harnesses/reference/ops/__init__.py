@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Final
 
 from reference import branch, compaction, session, stream
@@ -40,6 +40,19 @@ class Engine:
     collect_entries_for_branch_summary: Callable[..., branch.CollectEntriesResult]
     navigate_tree: Callable[..., branch.NavigationResult]
     output_accumulator: type[stream.OutputAccumulator]
+
+    @classmethod
+    def of(cls, name: str, functions: object, **overrides: Any) -> Engine:
+        """The engine whose functions are `functions`' attributes of the same names (a
+        module or package), with `overrides` for those named otherwise there."""
+        found = {
+            slot.name: overrides[slot.name]
+            if slot.name in overrides
+            else getattr(functions, slot.name)
+            for slot in fields(cls)
+            if slot.name != "name"
+        }
+        return cls(name=name, **found)
 
 
 REFERENCE: Final = Engine(

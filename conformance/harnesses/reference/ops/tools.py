@@ -18,6 +18,9 @@ resolves `cwd` and `path` as Pi does, and runs rg with exactly Pi 0.85.0's argum
 (GREP-6). What Pi does with rg's output (the count, the limit, the rejection, shown
 paths, re-read context lines) is `reference.tools.grep_from_ripgrep`.
 
+ripgrep is a tool the reference's grep runs, not an implementation: it is started here,
+not in `conformance.transport`, which starts the implementations under test.
+
 Two inputs are pinned so the answer does not depend on the machine: rg gets no
 `$RIPGREP_CONFIG_PATH`, and its home is the tree's `/` (a global gitignore is the
 tree's `/.config/git/ignore`); the Pi adapter runs Pi's grep under the same
@@ -53,6 +56,7 @@ from conformance.harnesses.kit.tree import (
 )
 from conformance.harnesses.reference.ops import Engine, Handler
 from conformance.harnesses.reference.ops.stream import chunks_of, read_back
+from conformance.transport import ripgrep as rg_finder
 from reference import _utf8, tools
 from reference.edge.persist import PersistingAccumulator
 from reference.errors import InvalidInput
@@ -164,16 +168,14 @@ def grep(args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def ripgrep() -> str:
-    """The `rg` Pi's grep runs (`conformance.harnesses.pi.ripgrep_dir`: the wheel's, else PATH's).
+    """The `rg` Pi's grep runs (`transport.ripgrep.ripgrep_dir`: the wheel's, else PATH's).
 
     Without one the op cannot answer: `EnvironmentMissing`, an error naming ripgrep, never
     a result computed some other way.
     """
-    from conformance.harnesses import pi  # noqa: PLC0415 (the Pi family imports the adapters)
-
-    found = pi.ripgrep_dir()
+    found = rg_finder.ripgrep_dir()
     if found is None:
-        raise EnvironmentMissing("tool.grep", pi.RIPGREP_MISSING)
+        raise EnvironmentMissing("tool.grep", rg_finder.RIPGREP_MISSING)
     return str(next((found / n for n in ("rg", "rg.exe") if (found / n).is_file()), found / "rg"))
 
 

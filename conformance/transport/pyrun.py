@@ -27,13 +27,23 @@ from typing import Final
 __all__ = ["PYRUN", "expose_ctxspec", "main"]
 
 PYRUN: Final = Path(__file__).resolve()
-ROOT: Final = PYRUN.parents[3]  # the directory that holds conformance/ and reference/
+ROOT: Final = PYRUN.parents[2]  # the directory that holds conformance/ and reference/
 PACKAGES: Final = ("reference", "conformance", "conformance.harnesses", "conformance.harnesses.kit")
 
 
-def expose_ctxspec() -> None:
+def _own_package(adapter: Path) -> tuple[str, ...]:
+    """The harness package an adapter lies in (`conformance.harnesses.<family>`), if any:
+    bare too, so an adapter can be split into modules of its package."""
+    harnesses = ROOT / "conformance" / "harnesses"
+    folder = adapter.resolve().parent
+    if folder.parent != harnesses:
+        return ()
+    return (f"conformance.harnesses.{folder.name}",)
+
+
+def expose_ctxspec(adapter: Path | None = None) -> None:
     """ctxspec's packages as bare packages: their modules import, their `__init__` does not run."""
-    for name in PACKAGES:
+    for name in PACKAGES + (_own_package(adapter) if adapter is not None else ()):
         package = types.ModuleType(name)
         package.__path__ = [str(ROOT.joinpath(*name.split(".")))]
         sys.modules[name] = package
@@ -45,7 +55,7 @@ def main(argv: Sequence[str]) -> None:
         raise SystemExit(2)
     here = str(PYRUN.parent)
     sys.path[:] = [entry for entry in sys.path if entry != here]
-    expose_ctxspec()
+    expose_ctxspec(Path(argv[1]))
     sys.argv = list(argv[1:])
     runpy.run_path(argv[1], run_name="__main__")
 
