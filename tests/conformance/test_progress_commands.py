@@ -11,11 +11,9 @@ from __future__ import annotations
 import io
 import re
 import shlex
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -27,6 +25,7 @@ from conformance.cli import main
 from conformance.harnesses import pi
 from conformance.harnesses.reference import ReferenceImplementation
 from conformance.progress import status
+from conformance.suite_run import Results
 from conformance.tools import changelog, fuzz, sweep
 from conformance.tools.matrix import run_matrix
 from conformance.transport import cache, pyvenv
@@ -117,11 +116,10 @@ def test_sweep_counts_the_seeds_on_stderr(
 ) -> None:
     """The whole command, with each seed's conform child faked (a real seed takes ~15 s)."""
 
-    def run(command: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
-        Path(command[command.index("--json") + 1]).write_text("{}")
-        return subprocess.CompletedProcess(command, 0, "", "")
+    def run_suite(impl: str, **_: Any) -> Results:
+        return Results(impl, {"records": []}, 0)
 
-    monkeypatch.setattr(sweep, "subprocess", SimpleNamespace(run=run))
+    monkeypatch.setattr(sweep, "run_suite", run_suite)
     record = tmp_path / "requests.jsonl"
     args = ["sweep", "--impl", "reference", "--against", "reference", "--seeds", "3"]
     assert main([*args, "--record", str(record)]) == 0
