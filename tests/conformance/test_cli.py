@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import shlex
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
+from conform import conform, statuses
 
 from conformance.cases import load_cases
 from conformance.expectations import default_expectations_file
@@ -20,25 +18,6 @@ pytestmark = pytest.mark.slow  # each test runs ctxspec conform as a process
 Fake = Callable[..., list[str]]
 # a small, fixed selection keeps these fast: the first cases of the tail op
 TAIL_CASES = [c.id for c in load_cases() if c.op == "truncate.tail" and c.expect_error is None][:3]
-
-
-def conform(tmp_path: Path, *args: str, timeout: float = 300) -> tuple[int, str, dict[str, Any]]:
-    """Run the CLI in a child process; return its status, output and JSON results."""
-    results = tmp_path / "results.json"
-    completed = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "conform", "--json", str(results), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=tmp_path,
-        check=False,
-    )
-    data = json.loads(results.read_text()) if results.exists() else {}
-    return completed.returncode, completed.stdout + completed.stderr, data
-
-
-def statuses(data: dict[str, Any]) -> dict[str, str]:
-    return {record["id"]: record["status"] for record in data["records"]}
 
 
 def select(*ids: str) -> list[str]:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import shlex
-import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conform import conform
 from paths import FAKE_IMPL
 
 from conformance.cases import Case, load_cases
@@ -39,17 +38,6 @@ TAIL = [c for c in load_cases() if c.op == "truncate.tail" and c.expect_error is
 # some cases Pi answers truncatedBy "lines" (the `wrong` fake's answer), some not
 LINES = [c.id for c in TAIL if c.expect_result["truncatedBy"] == "lines"][:2]
 OTHER = [c.id for c in TAIL if c.expect_result["truncatedBy"] != "lines"][:3]
-
-
-def conform(tmp_path: Path, *args: str) -> tuple[int, str, dict[str, Any]]:
-    """Run `ctxspec conform` in a child process; its status, output and JSON results."""
-    results = tmp_path / "results.json"
-    completed = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "conform", "--json", str(results), *args],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False,
-    )  # fmt: skip
-    data = json.loads(results.read_text()) if results.exists() else {}
-    return completed.returncode, completed.stdout + completed.stderr, data
 
 
 class Dropping(Implementation):

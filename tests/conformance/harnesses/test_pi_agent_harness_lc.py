@@ -4,27 +4,15 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from conformance.harnesses import pi_agent_harness_lc
 from conformance.transport.base import Implementation
 from conformance.transport.cache import cache_root
 from conformance.transport.named import parse_named
 from conformance.transport.pyrun import PYRUN
-from conformance.transport.resolve import open_implementation
 
-SPEC = "pi-agent-harness-lc@0.6.0"
-
-
-@pytest.fixture(scope="module")
-def impl() -> Iterator[Implementation]:
-    """One adapter process for the module (the first use installs the venv from PyPI)."""
-    implementation = open_implementation(SPEC)
-    yield implementation
-    implementation.close()
+SPEC = "pi-agent-harness-lc@0.6.0"  # the `impl` fixture (conftest.py) starts it
 
 
 class TestPiAgentHarnessLc:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conform import conform, statuses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from paths import FAKE_IMPL
@@ -63,25 +64,6 @@ def strays(state: Path) -> list[int]:
 
 def wire(command: list[str], **options: Any) -> WireImplementation:
     return WireImplementation(command, **{"timeout": 30.0, "startup_timeout": 30.0, **options})
-
-
-def conform(tmp_path: Path, *args: str) -> tuple[int, str, dict[str, Any]]:
-    """`ctxspec conform` in a child process: its status, output and JSON results."""
-    results = tmp_path / "results.json"
-    completed = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "conform", "--json", str(results), *args],
-        capture_output=True,
-        text=True,
-        timeout=GUARD,
-        cwd=tmp_path,
-        check=False,
-    )
-    data = json.loads(results.read_text()) if results.exists() else {}
-    return completed.returncode, completed.stdout + completed.stderr, data
-
-
-def statuses(data: dict[str, Any]) -> dict[str, str]:
-    return {record["id"]: record["status"] for record in data["records"]}
 
 
 class TestProcessTree:
@@ -131,7 +113,7 @@ class TestProcessTree:
         """The issue's run: `ctxspec conform` against the setsid() fake ends, every case error."""
         cases = ["tail-cut-inside-4-byte-sequence-after-byte-2"]
         args = ["--impl", shlex.join(fake("setsid-child")), "--timeout", "3", "--case", cases[0]]
-        code, output, data = conform(tmp_path, *args)
+        code, output, data = conform(tmp_path, *args, timeout=GUARD)
         assert code == 1, output
         assert statuses(data) == dict.fromkeys(cases, "error")
         assert not any(alive(pid) for pid in strays(state))
@@ -170,7 +152,9 @@ class TestAnswerCap:
         """`--max-answer-bytes` reaches the runner; the case is an error naming the cap."""
         case = "tail-cut-inside-4-byte-sequence-after-byte-2"
         args = ["--impl", shlex.join(fake("huge-answer")), "--case", case]
-        code, output, data = conform(tmp_path, *args, "--", "--max-answer-bytes", "100000")
+        code, output, data = conform(
+            tmp_path, *args, "--", "--max-answer-bytes", "100000", timeout=GUARD
+        )
         assert code == 1, output
         assert statuses(data) == {case: "error"}
         assert "cap of 100000 bytes" in output
@@ -222,7 +206,7 @@ class TestReportCaps:
         monkeypatch.setenv("FAKE_BYTES", "5000000")
         cases = ["tail-cut-inside-4-byte-sequence-after-byte-2", "separator-byte-counted"]
         args = ["--impl", shlex.join(fake("huge-wrong")), "--case", cases[0], "--case", cases[1]]
-        code, output, data = conform(tmp_path, *args)
+        code, output, data = conform(tmp_path, *args, timeout=GUARD)
         assert code == 1, output[:5000]
         assert statuses(data) == dict.fromkeys(cases, "failed")
         assert len(output) < 1_000_000
@@ -338,7 +322,7 @@ class TestPropertyTimeout:
     def test_hanging_property_is_one_error(self, tmp_path: Path, fake: Fake) -> None:
         """`ctxspec conform` runs a property against a hang in seconds: one error, no shrink."""
         args = ["--impl", shlex.join(fake("hang")), "--timeout", "1"]
-        code, output, data = conform(tmp_path, *args, "-k", "test_head_is_a_prefix")
+        code, output, data = conform(tmp_path, *args, "-k", "test_head_is_a_prefix", timeout=GUARD)
         assert code == 1, output
         assert statuses(data) == {"test_head_is_a_prefix": "error"}
         assert "no retries, no shrinking" in output
@@ -361,7 +345,7 @@ class TestStartup:
     ) -> None:
         """The whole corpus selected, yet one error: the command, the cause, the stderr tail."""
         command = shlex.join(fake(mode))
-        code, output, data = conform(tmp_path, "--impl", command)
+        code, output, data = conform(tmp_path, "--impl", command, timeout=GUARD)
         assert code == STARTUP_FAILED_STATUS, output
         assert output.count("did not start") == 1, output
         assert said in output
@@ -371,20 +355,22 @@ class TestStartup:
 
     def test_missing_command_is_a_startup_failure(self, tmp_path: Path) -> None:
         """A command that does not exist stops the run the same way."""
-        code, output, _ = conform(tmp_path, "--impl", "/nonexistent/ctxspec-impl")
+        code, output, _ = conform(tmp_path, "--impl", "/nonexistent/ctxspec-impl", timeout=GUARD)
         assert code == STARTUP_FAILED_STATUS, output
         assert "cannot run '/nonexistent/ctxspec-impl'" in output
 
     def test_empty_command_is_refused_before_the_run(self, tmp_path: Path) -> None:
         """An `--impl` that names no command is bad usage: one line naming --impl, status 2."""
-        code, output, _ = conform(tmp_path, "--impl", " ")
+        code, output, _ = conform(tmp_path, "--impl", " ", timeout=GUARD)
         assert code == 2, output
         expected = "argument --impl: expected reference, fastengine, NAME@VERSION or a command"
         assert expected in output
 
     def test_startup_failure_under_xdist(self, tmp_path: Path, fake: Fake) -> None:
         """With workers, the controller checks once, before any worker starts."""
-        code, output, _ = conform(tmp_path, "--impl", shlex.join(fake("crash-at-start")), "-n", "2")
+        code, output, _ = conform(
+            tmp_path, "--impl", shlex.join(fake("crash-at-start")), "-n", "2", timeout=GUARD
+        )
         assert code == STARTUP_FAILED_STATUS, output
         assert output.count("did not start") == 1, output
 
@@ -465,7 +451,9 @@ class TestFaultMatrix:
         if size is not None:
             monkeypatch.setenv("FAKE_BYTES", str(size))
         command = shlex.join(fake(*modes.split()))
-        got, output, data = conform(tmp_path, "--impl", command, "--timeout", "3", *selection)
+        got, output, data = conform(
+            tmp_path, "--impl", command, "--timeout", "3", *selection, timeout=GUARD
+        )
         assert got == code, output[-5000:]
         assert len(output.encode()) < MB
         records = data.get("records", [])
