@@ -37,6 +37,7 @@ import pytest
 
 from benchmarks.command import add_bench_command
 from conformance.aliases import lint as lint_aliases
+from conformance.aliases import new_id, warn_renamed
 from conformance.cases import BOUNDARIES, Case, lint, load_cases, load_cases_from
 from conformance.cli_args import (
     USAGE_STATUS,
@@ -162,6 +163,8 @@ def _show_cases(cases: Sequence[Case], ids: Sequence[str]) -> int:
     """Print the named cases with their builders expanded, one JSON object a line (what a
     reader in another language needs of a case built by `$session` or `$lines`)."""
     by_id = {case.id: case for case in cases}
+    warn_renamed([case_id for case_id in ids if new_id(case_id) != case_id], "cases show")
+    ids = [new_id(case_id) for case_id in ids]
     unknown = [case_id for case_id in ids if case_id not in by_id]
     if not ids or unknown:
         named = f"no case with id {', '.join(unknown)}" if unknown else "no case id given"

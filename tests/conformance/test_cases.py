@@ -170,6 +170,16 @@ class TestCasesShow:
         assert len(record["args"]["entries"]) == 24
         assert record["expect"]["result"]["firstKeptEntryIndex"] == 4
 
+    def test_an_old_id_shows_the_renamed_case_and_says_so(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """An id the alias table renamed shows the case under its new id, with one warning."""
+        old, new = "negative-max-chars-keeps-nothing", "negative-max-chars-counts-from-end"
+        assert main(["cases", "show", old]) == 0
+        out, err = capsys.readouterr()
+        assert json.loads(out)["id"] == new
+        assert err.count(f"is now {new!r}") == 1
+
     @pytest.mark.parametrize("argv", [["cases", "show"], ["cases", "show", "no-such-case"]])
     def test_unknown_or_no_id_is_a_usage_error(
         self, argv: list[str], capsys: pytest.CaptureFixture[str]
