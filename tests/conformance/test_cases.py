@@ -174,7 +174,8 @@ class TestCasesShow:
         self, capsys: pytest.CaptureFixture[str]
     ) -> None:
         """An id the alias table renamed shows the case under its new id, with one warning."""
-        old, new = "negative-max-chars-keeps-nothing", "negative-max-chars-counts-from-end"
+        old = "tail-last-line-exactly-max-bytes-marked-partial"  # named by no other test: the
+        new = "tail-last-line-exactly-max-bytes-kept-whole"  # warning is once per process
         assert main(["cases", "show", old]) == 0
         out, err = capsys.readouterr()
         assert json.loads(out)["id"] == new
