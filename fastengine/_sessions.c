@@ -11,7 +11,7 @@
  *              content that is present and not None; None otherwise.
  * Anything else (an entry that is not a dict, an id that is not an exact str, a type or
  * parentId that is a str subclass) answers None, and the caller takes the Python scan,
- * which also raises the errors. Tested against it in tests/test_fastengine_sessions.py.
+ * which also raises the errors. Tested against it in tests/fastengine/test_sessions.py.
  * scan_with_calls(entries, tools) adds a fifth list, [(position, kind, path), ...]: the
  * file_op_calls of each slot, gathered while the message is in the cache (compaction reads
  * them by range rather than walking the messages again); None also where file_op_calls

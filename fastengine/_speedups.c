@@ -19,7 +19,7 @@
  * ill-formed byte: no copy is made), else a new bytes object. `newlines` counts its "\n"
  * and `last_newline` is the index of the last one in the output (-1: none).
  * The plain oracle's equivalent: `reference.stream._decode_python`, against which
- * tests/test_fastengine_stream.py checks this.
+ * tests/fastengine/test_stream.py checks this.
  *
  * append_decoded(window, data, start) -> (appended, newlines, pending, last_newline)
  *
