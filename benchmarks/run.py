@@ -5,7 +5,9 @@ streaming tail of each flavour and size (64 KiB chunks, persisting), batch head 
 of the mixed log per size, the six session helpers per session length, each with its
 process's peak memory (`measure.py`), and Pi's token estimate against real token counts
 (`estimates.py`). Written as `results.json`, `report.md` and four plots (`report.py`,
-`plots.py`); `--compare` checks the run's ratios against `baseline.json` (`compare.py`).
+`plots.py`); the instructions of the engines' own ops are counted under Callgrind
+(`instructions.py`); `--compare` checks the run's ratios and counts against
+`baseline.json` (`compare.py`).
 Progress goes to stderr (`conformance.progress`).
 """
 
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks import compare, estimates, report
+from benchmarks import compare, estimates, instructions, report
 from benchmarks.measure import Group, measure_group
 from benchmarks.requests import (
     HELPERS,
@@ -30,7 +32,7 @@ from benchmarks.requests import (
     truncate_request,
     write_session,
 )
-from conformance.progress import Step, progress
+from conformance.progress import Step, progress, status
 from conformance.transport.resolve import canonical_name
 from corpora.generators.logs import STREAM_FLAVOURS, cached_stream_log
 
@@ -133,7 +135,19 @@ class Options:
     tolerance: float
     save_baseline: bool
     out: Path
+    count: bool  # the instructions of the engines' own ops (--no-instructions: not)
+    count_tolerance: float  # --instructions-tolerance
     quiet: bool = False
+
+
+def count(labels: Sequence[str], cache: Path, quiet: bool) -> dict[str, int]:
+    """The instruction counts of the engines among `labels` (`instructions.py`)."""
+    counts: dict[str, int] = {}
+    for engine in (label for label in labels if label in instructions.ENGINES):
+        work = instructions.jobs(engine, cache)
+        with status(f"ctxspec bench: counting {engine}'s instructions (Callgrind)", quiet=quiet):
+            counts.update(instructions.count(engine, work))
+    return counts
 
 
 def _say(text: str) -> None:
@@ -166,17 +180,35 @@ def bench(options: Options) -> int:
     )
     current = compare.ratios(results, ratio_to)
     results["ratios"] = current
+    counts: dict[str, int] | None = None
+    if options.count:
+        try:
+            counts = count(labels, Path.cwd() / ".cache" / "bench", options.quiet)
+        except instructions.CountError as error:
+            _say(f"instructions not counted: {error} (--no-instructions: the ratios alone)")
+            return 2
+        results["instructions"] = counts
     gate: str | None = None
-    status = 0
+    exit_status = 0
     if options.compare:
         baseline = compare.load_baseline(options.baseline)
         regressions = compare.compare(current, baseline, options.tolerance)
         table = compare.render(current, baseline, regressions)
         verdict = f"{len(regressions)} regressions (tolerance {options.tolerance:.0%})"
         gate = f"## Against the baseline: {verdict}\n\n{table}"
+        if counts is not None:
+            more, risen = compare.render_counts(
+                counts, compare.load_counts(options.baseline), options.count_tolerance
+            )
+            regressions += risen
+            verdict += (
+                f"; instruction counts: {len(risen)} rose (tolerance {options.count_tolerance:.1%})"
+            )
+            table += "\n\n" + more
+            gate = f"## Against the baseline: {verdict}\n\n{table}"
         print(table, file=sys.stderr)
         _say(verdict)
-        status = 1 if regressions else 0
+        exit_status = 1 if regressions else 0
     if options.save_baseline:
         command = [
             "ctxspec bench",
@@ -187,7 +219,7 @@ def bench(options: Options) -> int:
             f"--rounds {options.rounds}",
         ]
         note = f"ratios of one run of `{' '.join(command)}` ({stamp})"
-        compare.save_baseline(current, options.baseline, note=note)
+        compare.save_baseline(current, options.baseline, note=note, counts=counts)
     path = report.write(results, out, stamp, ratio_to, gate=gate)
     print(path)
-    return status
+    return exit_status
