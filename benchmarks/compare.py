@@ -206,6 +206,14 @@ def save_baseline(
     path.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n", "utf-8")
 
 
+def save_counts(counts: Mapping[str, int], path: Path = BASELINE, note: str = "") -> None:
+    """The instruction counts alone into the baseline, its ratios kept."""
+    body = _baseline(path)
+    body["instructions"] = dict(counts)
+    body["instructionsNote"] = note
+    path.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n", "utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m benchmarks.compare RESULTS.json ... [--out FILE]`: a baseline as the
     per-ratio minimum of several `ctxspec bench` runs (their `results.json`), and the

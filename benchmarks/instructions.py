@@ -10,7 +10,7 @@ session helpers at `ENTRIES` entries), and `--compare` fails when a count rises 
 stay ratios of wall time: Pi is another runtime, its instructions are not comparable.
 
 How: one process per engine runs under Callgrind (Debian's `valgrind`), `python -m
-benchmarks.instructions ENGINE JOBS.json`, with `PYTHONHASHSEED=0`, on inputs written
+benchmarks.instructions serve ENGINE JOBS.json`, with `PYTHONHASHSEED=0`, on inputs written
 beforehand by the runner (the generators are seeded: the same bytes every time). It calls
 the bench handlers of `conformance.harnesses.reference.ops.bench`, exactly what
 `ctxspec bench` times, after replacing their `measured` (the one function that wraps the
@@ -20,16 +20,21 @@ counts since the previous dump to a numbered file and zeroes them. So the dump b
 the two marks of a job holds the measured call alone (plus a constant ~200 instructions
 of the marks themselves); start-up, imports, reading and parsing the input, building the
 answer land in the other dumps, which are ignored. Neither CPython nor the engines call
-`sched_yield` (checked: the number of dumps must be exactly the number of marks, or the
-count is refused). The marker is a libc function called directly by CPython's `os`
-module, so Callgrind sees its entry whether the interpreter has symbols or not; a
-function called through ctypes would not do (libffi's call is not seen as a call), nor
-a Python function (Callgrind sees only the interpreter's C functions). Before each job the
-process collects garbage, so a job's count does not depend on what ran before it.
+`sched_yield`; a process with more dumps than marks is refused. The marker is a libc
+function called directly by CPython's `os` module, so Callgrind sees it entered whether
+the interpreter has symbols or not; a function called through ctypes would not do
+(Callgrind does not see libffi's call as a call), nor a Python function (Callgrind sees
+only the interpreter's C functions). Before each job the process collects garbage.
 
-The child is `measure`d with `--collect-atstart=yes` (the default) and takes about ten
-seconds per engine for the default jobs (docs/performance/index.md has the figures and
-the agreement of two runs on a busy machine, which sets the tolerance's default).
+One adjustment (`_summary`): the bytes glibc's `realloc` copies when it cannot grow a
+block in place (the calls from `_int_realloc` to `memcpy`/`memmove`, named by the libc
+debug symbols Debian's valgrind depends on) are taken off the count. Whether a block can
+grow in place depends on the heap's history, and the interpreter's start-up is not
+exactly repeatable (importing jsonschema varies by ~20k instructions), so without it an
+op whose buffer grows by `realloc` (the 1 MiB stream) counted one of two values 0.7%
+apart; with it two runs agree within 0.2%, and the tolerance's default is 1%
+(docs/performance/index.md: the figures, and how long a count takes: about 20 s per
+engine).
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import benchmarks
+from benchmarks import compare
 from benchmarks.requests import (
     HELPERS,
     SIDES,
@@ -240,6 +246,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     counting.add_argument("--runs", type=int, default=2, help="counts per engine (2)")
     counting.add_argument("--engine", choices=ENGINES, action="append", help="(both)")
     counting.add_argument("--cache", type=Path, default=Path(".cache/bench"), help="inputs")
+    counting.add_argument(
+        "--save-baseline",
+        type=Path,
+        metavar="FILE",
+        help="write the counts (each the highest of the runs) into this baseline, its "
+        "ratios kept (benchmarks/baseline.json)",
+    )
     serving = commands.add_parser("serve", help="the counting process (under Callgrind)")
     serving.add_argument("engine", choices=ENGINES)
     serving.add_argument("jobs", type=Path)
@@ -261,6 +274,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in runs[0]:
         print(f"{name}: {'  '.join(f'{run[name]:,}' for run in runs)}")
     print(f"max relative difference: {agreement(runs):.4%}")
+    if options.save_baseline:
+        highest = {name: max(run[name] for run in runs) for name in runs[0]}
+        note = f"the highest of {options.runs} runs of `python -m benchmarks.instructions count`"
+        compare.save_counts(highest, options.save_baseline, note=note)
     return 0
 
 
