@@ -35,7 +35,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -122,22 +122,37 @@ def compare(
     ]
 
 
+def _table(
+    header: str,
+    current: Mapping[str, float],
+    baseline: Mapping[str, float],
+    show: Callable[[float], str],
+    change: Callable[[str, float, float], str],
+) -> str:
+    """A Markdown table of every figure, baseline beside it, `change` saying how it moved."""
+    lines = [f"| {header} | baseline | this run | change |", "|---|---|---|---|"]
+    for name in sorted(set(current) | set(baseline)):
+        now, then = current.get(name), baseline.get(name)
+        if now is None or then is None:
+            moved = "not measured in this run" if now is None else "no baseline"
+        else:
+            moved = change(name, now, then)
+        cells = ["–" if v is None else show(v) for v in (then, now)]
+        lines.append(f"| {name.replace('|', chr(92) + '|')} | {cells[0]} | {cells[1]} | {moved} |")
+    return "\n".join(lines)
+
+
 def render(
     current: Mapping[str, float], baseline: Mapping[str, float], regressions: list[Regression]
 ) -> str:
     """A Markdown table of every ratio, baseline beside it, regressions marked."""
     failed = {r.name for r in regressions}
-    lines = ["| ratio (higher is better) | baseline | this run | change |", "|---|---|---|---|"]
-    for name in sorted(set(current) | set(baseline)):
-        now, then = current.get(name), baseline.get(name)
-        if now is None or then is None:
-            change = "not measured in this run" if now is None else "no baseline"
-        else:
-            change = f"{(now / then - 1) * 100:+.0f}%"
-            change += " **REGRESSION**" if name in failed else ("" if gated(name) else " (listed)")
-        cells = ["–" if v is None else f"{v:.2f}" for v in (then, now)]
-        lines.append(f"| {name.replace('|', chr(92) + '|')} | {cells[0]} | {cells[1]} | {change} |")
-    return "\n".join(lines)
+
+    def change(name: str, now: float, then: float) -> str:
+        mark = " **REGRESSION**" if name in failed else ("" if gated(name) else " (listed)")
+        return f"{(now / then - 1) * 100:+.0f}%{mark}"
+
+    return _table("ratio (higher is better)", current, baseline, lambda v: f"{v:.2f}", change)
 
 
 def rose(
@@ -159,21 +174,15 @@ def render_counts(
     tolerance marked as regressions and falls under it listed; and the regressions."""
     regressions = rose(current, baseline, tolerance)
     failed = {r.name for r in regressions}
-    lines = ["| instructions (lower is better) | baseline | this run | change |"]
-    lines.append("|---|---|---|---|")
-    for name in sorted(set(current) | set(baseline)):
-        now, then = current.get(name), baseline.get(name)
-        if now is None or then is None:
-            change = "not counted in this run" if now is None else "no baseline"
-        else:
-            change = f"{(now / then - 1) * 100:+.2f}%"
-            if name in failed:
-                change += " **REGRESSION**"
-            elif now < then * (1 - tolerance):
-                change += " (fell: --save-baseline to keep it)"
-        cells = ["–" if v is None else f"{v:,}" for v in (then, now)]
-        lines.append(f"| {name} | {cells[0]} | {cells[1]} | {change} |")
-    return "\n".join(lines), regressions
+
+    def change(name: str, now: float, then: float) -> str:
+        mark = " **REGRESSION**" if name in failed else ""
+        if now < then * (1 - tolerance):
+            mark = " (fell: --save-baseline to keep it)"
+        return f"{(now / then - 1) * 100:+.2f}%{mark}"
+
+    header = "instructions (lower is better)"
+    return _table(header, current, baseline, lambda v: f"{v:,.0f}", change), regressions
 
 
 def _baseline(path: Path) -> dict[str, Any]:

@@ -154,6 +154,29 @@ def _say(text: str) -> None:
     print(f"ctxspec bench: {text}", file=sys.stderr)
 
 
+def _gate(
+    options: Options, current: dict[str, float], counts: dict[str, int] | None
+) -> tuple[str, int]:
+    """`--compare`: the ratios, and the instruction counts when taken, against the
+    baseline; the report's section and the exit status (1: a regression)."""
+    baseline = compare.load_baseline(options.baseline)
+    regressions = compare.compare(current, baseline, options.tolerance)
+    table = compare.render(current, baseline, regressions)
+    verdict = f"{len(regressions)} regressions (tolerance {options.tolerance:.0%})"
+    if counts is not None:
+        more, risen = compare.render_counts(
+            counts, compare.load_counts(options.baseline), options.count_tolerance
+        )
+        regressions += risen
+        verdict += (
+            f"; instruction counts: {len(risen)} rose (tolerance {options.count_tolerance:.1%})"
+        )
+        table += "\n\n" + more
+    print(table, file=sys.stderr)
+    _say(verdict)
+    return f"## Against the baseline: {verdict}\n\n{table}", 1 if regressions else 0
+
+
 def bench(options: Options) -> int:
     """The whole command: measure, write the report, gate; its exit status."""
     specs = list(options.impls) or list(DEFAULT_IMPLS)
@@ -164,6 +187,14 @@ def bench(options: Options) -> int:
     if ratio_to not in labels:
         _say(f"--ratio-to {ratio_to} is not among the implementations ({', '.join(labels)})")
         return 2
+    counting = options.count
+    if counting and instructions.valgrind() is None:
+        missing = "valgrind is not installed (Debian: apt-get install valgrind)"
+        if options.compare:  # the gate would not hold: said before the run, not after
+            _say(f"--compare counts instructions, but {missing}; --no-instructions: ratios alone")
+            return 2
+        _say(f"instructions not counted: {missing}")
+        counting = False
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     out = options.out / f"bench-{stamp}"
     out.mkdir(parents=True, exist_ok=True)
@@ -181,34 +212,14 @@ def bench(options: Options) -> int:
     current = compare.ratios(results, ratio_to)
     results["ratios"] = current
     counts: dict[str, int] | None = None
-    if options.count:
+    if counting:
         try:
             counts = count(labels, Path.cwd() / ".cache" / "bench", options.quiet)
         except instructions.CountError as error:
             _say(f"instructions not counted: {error} (--no-instructions: the ratios alone)")
             return 2
         results["instructions"] = counts
-    gate: str | None = None
-    exit_status = 0
-    if options.compare:
-        baseline = compare.load_baseline(options.baseline)
-        regressions = compare.compare(current, baseline, options.tolerance)
-        table = compare.render(current, baseline, regressions)
-        verdict = f"{len(regressions)} regressions (tolerance {options.tolerance:.0%})"
-        gate = f"## Against the baseline: {verdict}\n\n{table}"
-        if counts is not None:
-            more, risen = compare.render_counts(
-                counts, compare.load_counts(options.baseline), options.count_tolerance
-            )
-            regressions += risen
-            verdict += (
-                f"; instruction counts: {len(risen)} rose (tolerance {options.count_tolerance:.1%})"
-            )
-            table += "\n\n" + more
-            gate = f"## Against the baseline: {verdict}\n\n{table}"
-        print(table, file=sys.stderr)
-        _say(verdict)
-        exit_status = 1 if regressions else 0
+    gate, exit_status = _gate(options, current, counts) if options.compare else (None, 0)
     if options.save_baseline:
         command = [
             "ctxspec bench",

@@ -17,9 +17,12 @@ NAME = "sessions 1000: findCutPoint fastengine"
 BASE = 17_000_000
 
 
-def _bench(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counted: dict[str, int]) -> int:
+def _bench(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counted: dict[str, int], valgrind: bool = True
+) -> int:
     """`ctxspec bench --compare` with the wall-time run and the counting faked: the
     fake counts `counted` whatever it is asked."""
+    monkeypatch.setattr(instructions, "valgrind", lambda: "/usr/bin/valgrind" if valgrind else None)
     baseline = tmp_path / "baseline.json"
     baseline.write_text(json.dumps({"note": "", "ratios": {}, "instructions": {NAME: BASE}}))
     results: dict[str, Any] = {"stream": {}, "truncate": {}, "sessions": {}}
@@ -65,6 +68,14 @@ def test_the_same_count_passes_and_a_fall_is_listed(
     err = capsys.readouterr().err
     assert "-5.00% (fell: --save-baseline to keep it)" in err
     assert "| new op | – | 5 | no baseline |" in err
+
+
+def test_without_valgrind_the_gate_refuses_before_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(run, "run", lambda *args, **kwargs: pytest.fail("measured"))
+    assert _bench(tmp_path, monkeypatch, {}, valgrind=False) == 2
+    assert "valgrind is not installed" in capsys.readouterr().err
 
 
 def test_rises_within_the_tolerance_pass() -> None:
