@@ -199,27 +199,33 @@ def load_counts(path: Path = BASELINE) -> dict[str, int]:
     return {str(k): int(v) for k, v in _baseline(path).get("instructions", {}).items()}
 
 
+def counted_on(path: Path = BASELINE) -> str | None:
+    """Where the baseline's counts were taken (`instructions.environment`), if said."""
+    on = _baseline(path).get("instructionsOn")
+    return on if isinstance(on, str) else None
+
+
 def save_baseline(
     current: Mapping[str, float],
     path: Path = BASELINE,
     note: str = "",
     counts: Mapping[str, int] | None = None,
+    on: str | None = None,
 ) -> None:
-    """The ratios and the instruction counts; without `counts`, the file's are kept."""
-    kept = load_counts(path) if counts is None and path.exists() else {}
-    body = {
-        "note": f"{note}; see benchmarks/compare.py",
-        "ratios": dict(current),
-        "instructions": dict(kept if counts is None else counts),
-    }
+    """The ratios and the instruction counts (taken `on`); without `counts`, the file's
+    are kept."""
+    old = _baseline(path) if path.exists() else {}
+    body = {k: v for k, v in old.items() if k.startswith("instructions") and counts is None}
+    body |= {"note": f"{note}; see benchmarks/compare.py", "ratios": dict(current)}
+    if counts is not None:
+        body |= {"instructions": dict(counts), "instructionsOn": on, "instructionsNote": note}
     path.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n", "utf-8")
 
 
-def save_counts(counts: Mapping[str, int], path: Path = BASELINE, note: str = "") -> None:
-    """The instruction counts alone into the baseline, its ratios kept."""
+def save_counts(counts: Mapping[str, int], path: Path, note: str, on: str) -> None:
+    """The instruction counts (taken `on`) alone into the baseline, its ratios kept."""
     body = _baseline(path)
-    body["instructions"] = dict(counts)
-    body["instructionsNote"] = note
+    body |= {"instructions": dict(counts), "instructionsOn": on, "instructionsNote": note}
     path.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n", "utf-8")
 
 
@@ -233,10 +239,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(argv)
     runs, stamps = [], []
     counts: dict[str, int] = {}
+    on: str | None = None
     for path in options.results:
         try:
             body = json.loads(path.read_text("utf-8"))
             runs.append(body["ratios"])
+            on = body.get("instructionsOn", on)
             for name, value in body.get("instructions", {}).items():
                 counts[name] = max(int(value), counts.get(name, 0))
         except (OSError, ValueError, KeyError) as error:
@@ -247,7 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         stamps.append(path.parent.name)
     note = f"the per-ratio minimum of the `ctxspec bench` runs {', '.join(stamps)}"
-    save_baseline(minimum(runs), options.out, note=note, counts=counts or None)
+    save_baseline(minimum(runs), options.out, note=note, counts=counts or None, on=on)
     print(options.out)
     return 0
 

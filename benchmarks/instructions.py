@@ -41,8 +41,10 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib.util
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -69,7 +71,7 @@ from benchmarks.requests import (
 )
 from corpora.generators.logs import cached_stream_log
 
-__all__ = ["ENGINES", "CountError", "Job", "agreement", "count", "jobs", "valgrind"]
+__all__ = ["ENGINES", "CountError", "Job", "agreement", "count", "environment", "jobs", "valgrind"]
 
 ENGINES: Final = ("reference", "fastengine")  # whose instructions are counted
 SIZE: Final = "1MiB"  # the stream and batch input
@@ -90,6 +92,23 @@ class Job:
     name: str
     op: str
     args: Mapping[str, Any]
+
+
+def environment() -> str:
+    """What a count depends on besides the code: the interpreter, libc, valgrind, and
+    whether the fast engine's C passes are built. Counts from elsewhere are not gated."""
+    tool = valgrind()
+    version = "no valgrind"
+    if tool is not None:
+        done = subprocess.run([tool, "--version"], capture_output=True, text=True, check=False)
+        version = done.stdout.strip()
+    built = importlib.util.find_spec("fastengine._sessions") is not None
+    libc = " ".join(platform.libc_ver())
+    return (
+        f"{platform.python_implementation()} {platform.python_version()} "
+        f"{platform.machine()}, {libc}, {version}, fastengine C passes "
+        f"{'built' if built else 'not built'}"
+    )
 
 
 def valgrind() -> str | None:
@@ -277,7 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.save_baseline:
         highest = {name: max(run[name] for run in runs) for name in runs[0]}
         note = f"the highest of {options.runs} runs of `python -m benchmarks.instructions count`"
-        compare.save_counts(highest, options.save_baseline, note=note)
+        compare.save_counts(highest, options.save_baseline, note, environment())
     return 0
 
 

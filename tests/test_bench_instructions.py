@@ -18,13 +18,19 @@ BASE = 17_000_000
 
 
 def _bench(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counted: dict[str, int], valgrind: bool = True
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    counted: dict[str, int],
+    valgrind: bool = True,
+    on: str = "here",
 ) -> int:
     """`ctxspec bench --compare` with the wall-time run and the counting faked: the
     fake counts `counted` whatever it is asked."""
     monkeypatch.setattr(instructions, "valgrind", lambda: "/usr/bin/valgrind" if valgrind else None)
+    monkeypatch.setattr(instructions, "environment", lambda: "here")
     baseline = tmp_path / "baseline.json"
-    baseline.write_text(json.dumps({"note": "", "ratios": {}, "instructions": {NAME: BASE}}))
+    body = {"note": "", "ratios": {}, "instructions": {NAME: BASE}, "instructionsOn": on}
+    baseline.write_text(json.dumps(body))
     results: dict[str, Any] = {"stream": {}, "truncate": {}, "sessions": {}}
     monkeypatch.setattr(run, "run", lambda *args, **kwargs: results)
     monkeypatch.setattr(run, "count", lambda *args: dict(counted))
@@ -70,6 +76,16 @@ def test_the_same_count_passes_and_a_fall_is_listed(
     assert "| new op | – | 5 | no baseline |" in err
 
 
+def test_counts_taken_elsewhere_are_listed_not_gated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Another interpreter, libc or build counts otherwise: the gate says so, not fails."""
+    assert _bench(tmp_path, monkeypatch, {NAME: BASE * 105 // 100}, on="there") == 0
+    assert "not gated: the baseline's were counted on there, these on here" in (
+        capsys.readouterr().err
+    )
+
+
 def test_without_valgrind_the_gate_refuses_before_the_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -87,9 +103,10 @@ def test_rises_within_the_tolerance_pass() -> None:
 
 def test_a_baseline_keeps_its_counts_when_a_run_took_none(tmp_path: Path) -> None:
     path = tmp_path / "baseline.json"
-    compare.save_baseline({"r": 1.0}, path, counts={NAME: BASE})
+    compare.save_baseline({"r": 1.0}, path, counts={NAME: BASE}, on="here")
     compare.save_baseline({"r": 2.0}, path)
     assert compare.load_counts(path) == {NAME: BASE}
+    assert compare.counted_on(path) == "here"
     assert compare.load_baseline(path) == {"r": 2.0}
 
 
