@@ -32,7 +32,7 @@ debug symbols Debian's valgrind depends on) are taken off the count. Whether a b
 grow in place depends on the heap's history, and the interpreter's start-up is not
 exactly repeatable (importing jsonschema varies by ~20k instructions), so without it an
 op whose buffer grows by `realloc` (the 1 MiB stream) counted one of two values 0.7%
-apart; with it five runs agree within 0.41%, and the tolerance's default is 1%
+apart; with it six runs agree within 0.47%, and the tolerance's default is 1%
 (docs/performance/index.md: the figures, and how long a count takes: about 20 s per
 engine).
 """
