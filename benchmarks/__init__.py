@@ -6,6 +6,7 @@
 - `measure`: an implementation's process, its rounds, its clock judged, its peak memory.
 - `estimates`: each implementation's token estimate against real token counts.
 - `run`: the command: everything measured, the report written, the gate checked.
-- `report`, `plots`: `report.md` and the four plots; `compare`: the gate and
-  `baseline.json`.
+- `instructions`: the instruction counts of the engines' own ops, under Callgrind.
+- `report`, `plots`: `report.md` and the four plots; `compare`: the gate (ratios and
+  instruction counts) and `baseline.json`.
 """

@@ -33,6 +33,9 @@ __all__ = ["add_bench_command"]
 BENCH_SIZES = ("1MiB", "16MiB", "64MiB")  # `ctxspec bench`'s stream sizes
 BENCH_BATCH = ("16MiB", "64MiB")  # and batch sizes, when no size is given
 BENCH_BASELINE = Path(__file__).resolve().parent / "baseline.json"
+# the allowed rise of an instruction count: six counts on a busy machine agreed within
+# 0.47% (docs/performance/index.md); a regression of an op under 1% is not gated
+INSTRUCTIONS_TOLERANCE = 0.01
 
 
 def _bench(options: argparse.Namespace) -> int:
@@ -66,6 +69,8 @@ def _bench(options: argparse.Namespace) -> int:
             save_baseline=options.save_baseline,
             out=Path.cwd() / "reports",
             quiet=options.quiet,
+            count=options.instructions,
+            count_tolerance=options.instructions_tolerance,
         )
     )
 
@@ -89,7 +94,9 @@ def add_bench_command(commands: Any) -> None:
         help=f"batch head/tail sizes (the stream sizes given, else {','.join(BENCH_BATCH)})",
     )
     bench.add_argument(
-        "--compare", action="store_true", help="fail when a ratio falls below the baseline"
+        "--compare",
+        action="store_true",
+        help="fail when a ratio falls below the baseline or an instruction count rises above it",
     )
     bench.add_argument(
         "--baseline",
@@ -103,7 +110,22 @@ def add_bench_command(commands: Any) -> None:
         default=0.3,
         help="allowed fall of a ratio below the baseline (%(default)s)",
     )
-    bench.add_argument("--save-baseline", action="store_true", help="write this run's ratios")
+    bench.add_argument(
+        "--instructions",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="count the instructions of the reference's and the fast engine's own ops "
+        "under Callgrind (needs valgrind), gated by --compare (default: on)",
+    )
+    bench.add_argument(
+        "--instructions-tolerance",
+        type=fraction,
+        default=INSTRUCTIONS_TOLERANCE,
+        help="allowed rise of an instruction count above the baseline (%(default)s)",
+    )
+    bench.add_argument(
+        "--save-baseline", action="store_true", help="write this run's ratios and counts"
+    )
     bench.add_argument(
         "--impl",
         type=impl_spec,

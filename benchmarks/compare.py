@@ -22,7 +22,11 @@ Runs on the 2-core shared machine disagree by more than the tolerance (the 64 Mi
 stream's fastengine / Pi ratio was 17.7, 23.6 and 10.8 in three runs of one evening), so
 the committed baseline is the per-ratio minimum of several runs (`python -m
 benchmarks.compare RESULTS.json ...`, `minimum`), a floor a busy run can still fall
-through; a gate that holds on a noisy machine counts instructions instead.
+through. The gate that holds on a noisy machine is the instruction counts of the engines'
+own ops (`benchmarks/instructions.py`), stored beside the ratios under `instructions`:
+a count that rises more than `--instructions-tolerance` above its baseline fails the
+gate, one that falls more than that is listed (the baseline can be lowered with
+`--save-baseline`), counts missing on either side are listed.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -118,47 +122,131 @@ def compare(
     ]
 
 
+def _table(
+    header: str,
+    current: Mapping[str, float],
+    baseline: Mapping[str, float],
+    show: Callable[[float], str],
+    change: Callable[[str, float, float], str],
+) -> str:
+    """A Markdown table of every figure, baseline beside it, `change` saying how it moved."""
+    lines = [f"| {header} | baseline | this run | change |", "|---|---|---|---|"]
+    for name in sorted(set(current) | set(baseline)):
+        now, then = current.get(name), baseline.get(name)
+        if now is None or then is None:
+            moved = "not measured in this run" if now is None else "no baseline"
+        else:
+            moved = change(name, now, then)
+        cells = ["–" if v is None else show(v) for v in (then, now)]
+        lines.append(f"| {name.replace('|', chr(92) + '|')} | {cells[0]} | {cells[1]} | {moved} |")
+    return "\n".join(lines)
+
+
 def render(
     current: Mapping[str, float], baseline: Mapping[str, float], regressions: list[Regression]
 ) -> str:
     """A Markdown table of every ratio, baseline beside it, regressions marked."""
     failed = {r.name for r in regressions}
-    lines = ["| ratio (higher is better) | baseline | this run | change |", "|---|---|---|---|"]
-    for name in sorted(set(current) | set(baseline)):
-        now, then = current.get(name), baseline.get(name)
-        if now is None or then is None:
-            change = "not measured in this run" if now is None else "no baseline"
-        else:
-            change = f"{(now / then - 1) * 100:+.0f}%"
-            change += " **REGRESSION**" if name in failed else ("" if gated(name) else " (listed)")
-        cells = ["–" if v is None else f"{v:.2f}" for v in (then, now)]
-        lines.append(f"| {name.replace('|', chr(92) + '|')} | {cells[0]} | {cells[1]} | {change} |")
-    return "\n".join(lines)
+
+    def change(name: str, now: float, then: float) -> str:
+        mark = " **REGRESSION**" if name in failed else ("" if gated(name) else " (listed)")
+        return f"{(now / then - 1) * 100:+.0f}%{mark}"
+
+    return _table("ratio (higher is better)", current, baseline, lambda v: f"{v:.2f}", change)
+
+
+def rose(
+    current: Mapping[str, int], baseline: Mapping[str, int], tolerance: float
+) -> list[Regression]:
+    """The instruction counts that rose more than `tolerance` (a fraction) above the
+    baseline: each one fails the gate."""
+    return [
+        Regression(name, baseline[name], value)
+        for name, value in sorted(current.items())
+        if name in baseline and value > baseline[name] * (1 + tolerance)
+    ]
+
+
+def render_counts(
+    current: Mapping[str, int], baseline: Mapping[str, int], tolerance: float
+) -> tuple[str, list[Regression]]:
+    """A Markdown table of every instruction count, baseline beside it, rises over the
+    tolerance marked as regressions and falls under it listed; and the regressions."""
+    regressions = rose(current, baseline, tolerance)
+    failed = {r.name for r in regressions}
+
+    def change(name: str, now: float, then: float) -> str:
+        mark = " **REGRESSION**" if name in failed else ""
+        if now < then * (1 - tolerance):
+            mark = " (fell: --save-baseline to keep it)"
+        return f"{(now / then - 1) * 100:+.2f}%{mark}"
+
+    header = "instructions (lower is better)"
+    return _table(header, current, baseline, lambda v: f"{v:,.0f}", change), regressions
+
+
+def _baseline(path: Path) -> dict[str, Any]:
+    body: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    return body
 
 
 def load_baseline(path: Path = BASELINE) -> dict[str, float]:
-    return {str(k): float(v) for k, v in json.loads(path.read_text("utf-8"))["ratios"].items()}
+    return {str(k): float(v) for k, v in _baseline(path)["ratios"].items()}
 
 
-def save_baseline(current: Mapping[str, float], path: Path = BASELINE, note: str = "") -> None:
-    body = {
-        "note": f"{note}; see benchmarks/compare.py",
-        "ratios": dict(current),
-    }
+def load_counts(path: Path = BASELINE) -> dict[str, int]:
+    """The baseline's instruction counts (none in a baseline written before them)."""
+    return {str(k): int(v) for k, v in _baseline(path).get("instructions", {}).items()}
+
+
+def counted_on(path: Path = BASELINE) -> str | None:
+    """Where the baseline's counts were taken (`instructions.environment`), if said."""
+    on = _baseline(path).get("instructionsOn")
+    return on if isinstance(on, str) else None
+
+
+def save_baseline(
+    current: Mapping[str, float],
+    path: Path = BASELINE,
+    note: str = "",
+    counts: Mapping[str, int] | None = None,
+    on: str | None = None,
+) -> None:
+    """The ratios and the instruction counts (taken `on`); without `counts`, the file's
+    are kept."""
+    old = _baseline(path) if path.exists() else {}
+    body = {k: v for k, v in old.items() if k.startswith("instructions") and counts is None}
+    body |= {"note": f"{note}; see benchmarks/compare.py", "ratios": dict(current)}
+    if counts is not None:
+        body |= {"instructions": dict(counts), "instructionsOn": on, "instructionsNote": note}
+    path.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n", "utf-8")
+
+
+def save_counts(counts: Mapping[str, int], path: Path, note: str, on: str) -> None:
+    """The instruction counts (taken `on`) alone into the baseline, its ratios kept."""
+    body = _baseline(path)
+    body |= {"instructions": dict(counts), "instructionsOn": on, "instructionsNote": note}
     path.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n", "utf-8")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m benchmarks.compare RESULTS.json ... [--out FILE]`: a baseline as the
-    per-ratio minimum of several `ctxspec bench` runs (their `results.json`)."""
+    per-ratio minimum of several `ctxspec bench` runs (their `results.json`), and the
+    per-op maximum of their instruction counts."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.compare")
     parser.add_argument("results", nargs="+", type=Path, help="results.json of bench runs")
     parser.add_argument("--out", type=Path, default=BASELINE, help="the baseline to write")
     options = parser.parse_args(argv)
     runs, stamps = [], []
+    counts: dict[str, int] = {}
+    on: str | None = None
     for path in options.results:
         try:
-            runs.append(json.loads(path.read_text("utf-8"))["ratios"])
+            body = json.loads(path.read_text("utf-8"))
+            runs.append(body["ratios"])
+            on = body.get("instructionsOn", on)
+            for name, value in body.get("instructions", {}).items():
+                counts[name] = max(int(value), counts.get(name, 0))
         except (OSError, ValueError, KeyError) as error:
             print(
                 f"python -m benchmarks.compare: {path}: not a bench run's results ({error})",
@@ -167,7 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         stamps.append(path.parent.name)
     note = f"the per-ratio minimum of the `ctxspec bench` runs {', '.join(stamps)}"
-    save_baseline(minimum(runs), options.out, note=note)
+    save_baseline(minimum(runs), options.out, note=note, counts=counts or None, on=on)
     print(options.out)
     return 0
 

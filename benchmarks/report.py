@@ -2,8 +2,9 @@
 
 Tables per part (streaming tail per size and flavour, batch head and tail, session
 helpers per length, token estimates), each implementation a row, its peak RSS beside;
-the figures not taken (wrong answers, clocks the runner's does not bear out); the gate
-against the baseline when `--compare` ran.
+the figures not taken (wrong answers, clocks the runner's does not bear out); the
+instruction counts of the engines' own ops; the gate against the baseline when
+`--compare` ran.
 """
 
 from __future__ import annotations
@@ -77,6 +78,18 @@ def _problems(results: Mapping[str, Any]) -> list[str]:
                             f"- {label}, {part} {key} {name}: **{raw['verdict']}**, {raw['detail']}"
                         )
     return found
+
+
+def _instructions(counts: Mapping[str, int]) -> str:
+    """The engines' instruction counts (`instructions.py`), one column per engine."""
+    engines = sorted({name.rpartition(" ")[2] for name in counts})
+    ops = sorted({name.rpartition(" ")[0] for name in counts})
+    cells = {name: f"{count:,}" for name, count in counts.items()}
+    rows = [[op, *(cells.get(f"{op} {engine}", "–") for engine in engines)] for op in ops]
+    return (
+        "## Instruction counts (Callgrind, the measured call alone; gated by `--compare`)"
+        "\n\n" + _table(["op", *engines], rows)
+    )
 
 
 def _ratios(results: Mapping[str, Any], ratio_to: str) -> str:
@@ -157,6 +170,8 @@ def render(
         )
     sections.append("\n\n".join(session))
     sections.append(_ratios(results, ratio_to))
+    if results.get("instructions"):
+        sections.append(_instructions(results["instructions"]))
     if results.get("estimates"):
         sections.append(
             "## Token estimates against cl100k_base tokens (64 KiB of each kind of content)\n\n"

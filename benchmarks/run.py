@@ -5,7 +5,9 @@ streaming tail of each flavour and size (64 KiB chunks, persisting), batch head 
 of the mixed log per size, the six session helpers per session length, each with its
 process's peak memory (`measure.py`), and Pi's token estimate against real token counts
 (`estimates.py`). Written as `results.json`, `report.md` and four plots (`report.py`,
-`plots.py`); `--compare` checks the run's ratios against `baseline.json` (`compare.py`).
+`plots.py`); the instructions of the engines' own ops are counted under Callgrind
+(`instructions.py`); `--compare` checks the run's ratios and counts against
+`baseline.json` (`compare.py`).
 Progress goes to stderr (`conformance.progress`).
 """
 
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks import compare, estimates, report
+from benchmarks import compare, estimates, instructions, report
 from benchmarks.measure import Group, measure_group
 from benchmarks.requests import (
     HELPERS,
@@ -30,7 +32,7 @@ from benchmarks.requests import (
     truncate_request,
     write_session,
 )
-from conformance.progress import Step, progress
+from conformance.progress import Step, progress, status
 from conformance.transport.resolve import canonical_name
 from corpora.generators.logs import STREAM_FLAVOURS, cached_stream_log
 
@@ -133,11 +135,50 @@ class Options:
     tolerance: float
     save_baseline: bool
     out: Path
+    count: bool  # the instructions of the engines' own ops (--no-instructions: not)
+    count_tolerance: float  # --instructions-tolerance
     quiet: bool = False
+
+
+def count(labels: Sequence[str], cache: Path, quiet: bool) -> dict[str, int]:
+    """The instruction counts of the engines among `labels` (`instructions.py`)."""
+    counts: dict[str, int] = {}
+    for engine in (label for label in labels if label in instructions.ENGINES):
+        work = instructions.jobs(engine, cache)
+        with status(f"ctxspec bench: counting {engine}'s instructions (Callgrind)", quiet=quiet):
+            counts.update(instructions.count(engine, work))
+    return counts
 
 
 def _say(text: str) -> None:
     print(f"ctxspec bench: {text}", file=sys.stderr)
+
+
+def _gate(
+    options: Options, current: dict[str, float], counts: dict[str, int] | None
+) -> tuple[str, int]:
+    """`--compare`: the ratios, and the instruction counts when taken, against the
+    baseline; the report's section and the exit status (1: a regression)."""
+    baseline = compare.load_baseline(options.baseline)
+    regressions = compare.compare(current, baseline, options.tolerance)
+    table = compare.render(current, baseline, regressions)
+    verdict = f"{len(regressions)} regressions (tolerance {options.tolerance:.0%})"
+    if counts is not None:
+        more, risen = compare.render_counts(
+            counts, compare.load_counts(options.baseline), options.count_tolerance
+        )
+        verdict += (
+            f"; instruction counts: {len(risen)} rose (tolerance {options.count_tolerance:.1%})"
+        )
+        then, now = compare.counted_on(options.baseline), instructions.environment()
+        if then != now:  # another interpreter, libc or build: other counts, listed only
+            verdict += f", not gated: the baseline's were counted on {then}, these on {now}"
+        else:
+            regressions += risen
+        table += "\n\n" + more
+    print(table, file=sys.stderr)
+    _say(verdict)
+    return f"## Against the baseline: {verdict}\n\n{table}", 1 if regressions else 0
 
 
 def bench(options: Options) -> int:
@@ -150,6 +191,14 @@ def bench(options: Options) -> int:
     if ratio_to not in labels:
         _say(f"--ratio-to {ratio_to} is not among the implementations ({', '.join(labels)})")
         return 2
+    counting = options.count
+    if counting and instructions.valgrind() is None:
+        missing = "valgrind is not installed (Debian: apt-get install valgrind)"
+        if options.compare:  # the gate would not hold: said before the run, not after
+            _say(f"--compare counts instructions, but {missing}; --no-instructions: ratios alone")
+            return 2
+        _say(f"instructions not counted: {missing}")
+        counting = False
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     out = options.out / f"bench-{stamp}"
     out.mkdir(parents=True, exist_ok=True)
@@ -166,17 +215,15 @@ def bench(options: Options) -> int:
     )
     current = compare.ratios(results, ratio_to)
     results["ratios"] = current
-    gate: str | None = None
-    status = 0
-    if options.compare:
-        baseline = compare.load_baseline(options.baseline)
-        regressions = compare.compare(current, baseline, options.tolerance)
-        table = compare.render(current, baseline, regressions)
-        verdict = f"{len(regressions)} regressions (tolerance {options.tolerance:.0%})"
-        gate = f"## Against the baseline: {verdict}\n\n{table}"
-        print(table, file=sys.stderr)
-        _say(verdict)
-        status = 1 if regressions else 0
+    counts: dict[str, int] | None = None
+    if counting:
+        try:
+            counts = count(labels, Path.cwd() / ".cache" / "bench", options.quiet)
+        except instructions.CountError as error:
+            _say(f"instructions not counted: {error} (--no-instructions: the ratios alone)")
+            return 2
+        results["instructions"] = counts
+    gate, exit_status = _gate(options, current, counts) if options.compare else (None, 0)
     if options.save_baseline:
         command = [
             "ctxspec bench",
@@ -187,7 +234,8 @@ def bench(options: Options) -> int:
             f"--rounds {options.rounds}",
         ]
         note = f"ratios of one run of `{' '.join(command)}` ({stamp})"
-        compare.save_baseline(current, options.baseline, note=note)
+        on = instructions.environment() if counts is not None else None
+        compare.save_baseline(current, options.baseline, note=note, counts=counts, on=on)
     path = report.write(results, out, stamp, ratio_to, gate=gate)
     print(path)
-    return status
+    return exit_status

@@ -54,6 +54,14 @@ def _path(args: Mapping[str, Any]) -> Path:
     return path
 
 
+def measured(call: Callable[[], Any]) -> tuple[Any, int]:
+    """`call()` and its nanoseconds: the measured work of every bench op, the one call
+    `benchmarks.instructions` counts (its counting process replaces this function)."""
+    begin = time.perf_counter_ns()
+    value = call()
+    return value, time.perf_counter_ns() - begin
+
+
 def _timed(started: int, answer: Any, elapsed: int) -> dict[str, Any]:
     return {"answer": answer, "elapsedNs": elapsed, "requestNs": time.perf_counter_ns() - started}
 
@@ -70,15 +78,15 @@ def stream(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
     size = args.get("chunkBytes")
     if not isinstance(size, int) or isinstance(size, bool) or size < 1:
         raise InvalidInput("chunkBytes", "must be a positive integer")
-    begin = time.perf_counter_ns()
-    done = persist_stream(
-        _chunks(path, size),
-        max_lines=args.get("maxLines"),
-        max_bytes=args.get("maxBytes"),
-        persist_if_truncated=args.get("persistIfTruncated") is True,
-        accumulator=engine.output_accumulator,
+    done, elapsed = measured(
+        lambda: persist_stream(
+            _chunks(path, size),
+            max_lines=args.get("maxLines"),
+            max_bytes=args.get("maxBytes"),
+            persist_if_truncated=args.get("persistIfTruncated") is True,
+            accumulator=engine.output_accumulator,
+        )
     )
-    elapsed = time.perf_counter_ns() - begin
     answer: dict[str, Any] = {
         **done.snapshot.to_pi(),
         "persisted": done.path is not None,
@@ -96,9 +104,8 @@ def truncate(args: Mapping[str, Any]) -> dict[str, Any]:
     if side not in functions:
         raise InvalidInput("side", "must be head or tail")
     text = _path(args).read_bytes().decode("utf-8", "replace")
-    begin = time.perf_counter_ns()
-    result = functions[side](text, max_lines=args.get("maxLines"), max_bytes=args.get("maxBytes"))
-    elapsed = time.perf_counter_ns() - begin
+    limits = {"max_lines": args.get("maxLines"), "max_bytes": args.get("maxBytes")}
+    result, elapsed = measured(lambda: functions[side](text, **limits))
     return _timed(started, result.to_pi(), elapsed)
 
 
@@ -157,9 +164,7 @@ def session_helper(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
         raise InvalidInput("helper", f"must be one of {', '.join(HELPERS)}")
     entries = list(engine.parse_session_entries(_path(args).read_text("utf-8")).entries)
     call = _session_call(engine, helper, entries, args)
-    begin = time.perf_counter_ns()
-    value = call()
-    elapsed = time.perf_counter_ns() - begin
+    value, elapsed = measured(call)
     return _timed(started, _wire(helper, value), elapsed)
 
 
