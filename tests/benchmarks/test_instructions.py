@@ -4,6 +4,7 @@ the same count passes; a real Callgrind count of a small op agrees with itself."
 from __future__ import annotations
 
 import json
+import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -145,8 +146,9 @@ def test_a_stray_mark_refuses_the_count(tmp_path: Path) -> None:
         instructions._read(tmp_path / "callgrind.out", [job])
 
 
+@pytest.mark.slow  # two processes under Callgrind
 @pytest.mark.skipif(
-    instructions.valgrind() is None,
+    instructions.valgrind() is None and not os.environ.get("CI"),  # CI installs it (.ci/run)
     reason="no valgrind to count instructions with (Debian: apt-get install valgrind)",
 )
 def test_two_real_counts_of_a_small_op_agree_within_the_tolerance(tmp_path: Path) -> None:
