@@ -131,8 +131,9 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff, mypy --strict on the engine and the suite, and the corpus lint."""
-    install(session, "lint", "test")
+    """ruff, mypy --strict on the engines, the suite and the benchmarks (so with the bench
+    group: tiktoken's types), and the corpus lint."""
+    install(session, "lint", "test", "bench")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", "reference", "fastengine", "conformance")
     session.run("mypy")
