@@ -24,6 +24,7 @@ from typing import Any, Final, Literal
 import jsonschema
 import yaml
 
+from conformance import corpus_cache
 from conformance.builders import expand
 from conformance.errors import CorpusError
 from conformance.protocol import validate_args
@@ -82,6 +83,11 @@ def _file_schema() -> dict[str, Any]:
     return loaded
 
 
+@cache
+def _file_validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(_file_schema())
+
+
 def _case_files(root: Traversable) -> Iterator[tuple[str, Traversable]]:
     for boundary in sorted(root.iterdir(), key=lambda t: t.name):
         if not boundary.is_dir():
@@ -96,9 +102,7 @@ def _parse(name: str, file: Traversable) -> list[Case]:
         data = yaml.safe_load(file.read_text("utf-8"))
     except yaml.YAMLError as error:
         raise CorpusError(f"{name}: not valid YAML: {error}") from None
-    problem = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(_file_schema()).iter_errors(data)
-    )
+    problem = jsonschema.exceptions.best_match(_file_validator().iter_errors(data))
     if problem is not None:
         where = "/".join(str(p) for p in problem.absolute_path) or "(top)"
         raise CorpusError(f"{name}: at {where}: {problem.message}")
@@ -138,8 +142,16 @@ def _parse(name: str, file: Traversable) -> list[Case]:
 
 @cache
 def load_cases() -> tuple[Case, ...]:
-    """Every case of the corpus, in file order. Raises `CorpusError` on a broken file."""
-    return load_cases_from(cases_root())
+    """Every case of the corpus, in file order. Raises `CorpusError` on a broken file.
+
+    Parsed once per corpus and code, then read back by every process (`corpus_cache`).
+    """
+    root = cases_root()
+    return corpus_cache.load(root.joinpath(".."), lambda: load_cases_from(root), _are_cases)
+
+
+def _are_cases(value: object) -> bool:
+    return isinstance(value, tuple) and all(isinstance(case, Case) for case in value)
 
 
 def load_cases_from(root: Traversable) -> tuple[Case, ...]:

@@ -104,7 +104,10 @@ def conform_args(options: argparse.Namespace) -> list[str]:
         args += ["--results-json", options.json]
     if options.md:
         args += ["--summary-md", options.md]
-    if options.numprocesses:
+    if options.numprocesses and options.numprocesses not in ("0", "1"):
+        # one worker runs in the runner's own process: a worker process is one more
+        # interpreter, corpus and collection, and one more start of the implementation
+        # (the start-up check's is kept), for the same tests in the same order
         args += ["-n", options.numprocesses]
     if options.max_answer_bytes is not None:
         args += ["--max-answer-bytes", str(options.max_answer_bytes)]
@@ -231,7 +234,7 @@ def _parser() -> argparse.ArgumentParser:
         dest="numprocesses",
         type=workers,
         default=None,
-        help="parallel workers (pytest-xdist), e.g. auto",
+        help="parallel workers (pytest-xdist), e.g. auto; 1 runs in this process",
     )
     conform.add_argument("--timeout", type=seconds, default=30.0, help="seconds per request")
     conform.add_argument(

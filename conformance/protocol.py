@@ -132,17 +132,34 @@ def op_schema(op: str, part: Literal["args", "result"]) -> dict[str, Any] | None
     return {"$ref": f"#/$defs/{key}", "$defs": defs}
 
 
-def _check(instance: object, schema: dict[str, Any], what: str) -> None:
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(schema).iter_errors(instance)
-    )
+@cache
+def _response_validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(_schema("response.schema.json"))
+
+
+@cache
+def _op_validator(op: str, part: Literal["args", "result"]) -> jsonschema.Draft202012Validator:
+    """The compiled validator of an op's args or result, built once per process (a request
+    used to build one per message); `KeyError` for an op this version lacks."""
+    schema = op_schema(op, part)
+    if schema is None:
+        raise KeyError(f"{op}.{part}")
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _first_error(validator: jsonschema.Draft202012Validator, instance: object) -> Any:
+    return jsonschema.exceptions.best_match(validator.iter_errors(instance))
+
+
+def _check(instance: object, validator: jsonschema.Draft202012Validator, what: str) -> None:
+    error = _first_error(validator, instance)
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(top)"
         raise ProtocolViolation(f"{what} does not match the protocol at {where}: {error.message}")
 
 
 def validate_response(message: dict[str, Any], expected_id: int) -> None:
-    _check(message, _schema("response.schema.json"), "response")
+    _check(message, _response_validator(), "response")
     if message["id"] != expected_id:
         raise ProtocolViolation(
             f"response id {message['id']} answers no pending request (expected {expected_id})"
@@ -150,9 +167,7 @@ def validate_response(message: dict[str, Any], expected_id: int) -> None:
 
 
 def validate_hello(result: object) -> None:
-    schema = op_schema("hello", "result")
-    assert schema is not None
-    _check(result, schema, "hello result")
+    _check(result, _op_validator("hello", "result"), "hello result")
     assert isinstance(result, dict)
     if result["protocol"] != PROTOCOL_VERSION:
         raise ProtocolViolation(
@@ -166,19 +181,15 @@ def validate_result(op: str, result: object) -> None:
     The runner does not judge answers with this (a field off the schema is a difference
     among the others, see `validate_shape`); tests of the adapters and `bench` do.
     """
-    schema = op_schema(op, "result")
-    if schema is not None:
-        _check(result, schema, f"{op} result")
+    if op_schema(op, "result") is not None:
+        _check(result, _op_validator(op, "result"), f"{op} result")
 
 
 def schema_problem(op: str, result: object) -> str | None:
     """The first place where `result` departs from the op's result schema, or None."""
-    schema = op_schema(op, "result")
-    if schema is None:
+    if op_schema(op, "result") is None:
         return None
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(schema).iter_errors(result)
-    )
+    error = _first_error(_op_validator(op, "result"), result)
     if error is None:
         return None
     where = "/".join(str(p) for p in error.absolute_path) or "(top)"
@@ -257,12 +268,9 @@ def validate_shape(op: str, result: object) -> None:
 
 def validate_args(op: str, args: object) -> str | None:
     """The first problem with `args` for `op`, or None (used on case files and requests)."""
-    schema = op_schema(op, "args")
-    if schema is None:
+    if op_schema(op, "args") is None:
         return f"unknown op {op!r}"
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(schema).iter_errors(args)
-    )
+    error = _first_error(_op_validator(op, "args"), args)
     if error is None:
         return None
     where = "/".join(str(p) for p in error.absolute_path) or "(top)"

@@ -17,6 +17,7 @@ from hypothesis.internal.conjecture import providers
 from paths import FAKE_IMPL
 
 from conformance.cases import load_cases
+from conformance.cli import _parser, conform_args
 from conformance.examples import VERDICT_EXAMPLES, property_seed, without_local_constants
 from conformance.recording import read_failures
 from conformance.results import stable_text
@@ -63,6 +64,13 @@ def test_same_verdict_with_and_without_ci_and_any_worker_count(tmp_path: Path) -
     assert code_a == code_b == 1
     failed = {r["id"] for r in first["records"] if r["status"] == "failed"}
     assert failed, "the lossy fake should fail a property on the fixed examples"
+
+
+@pytest.mark.parametrize(("workers", "passed"), [("1", None), ("0", None), ("2", "2")])
+def test_one_worker_is_the_runners_process(workers: str, passed: str | None) -> None:
+    """`-n 1` runs in the runner's process (the path the first test compares with -n 2)."""
+    args = conform_args(_parser().parse_args(["conform", "-n", workers]))
+    assert (args[args.index("-n") + 1] if "-n" in args else None) == passed
 
 
 def test_every_report_states_the_example_policy(tmp_path: Path) -> None:
