@@ -3,12 +3,7 @@
 - `parse_session_entries` parses every line that keeps to itself as one JSON array (the
   C pass `unsettled_lines` finds the others, which are parsed alone as the reference
   does): one parse shares each key string among all entries and lays them out in order,
-  so the walks over them read about half the memory, and the parse is faster. The
-  cyclic garbage collector is paused during that parse (`gc_paused`): parsed JSON makes
-  no cycles, yet the collector, triggered by every 700 new containers, walks all the
-  young ones over and over; paused, the parse of a 100k-entry file runs about 3x faster
-  (docs/performance/end-to-end.md). The values are the same: only Python's `json`
-  parses, as the reference does (the other parsers measured there change a value).
+  so the walks over them read about half the memory, and the parse is faster.
 - `build_session_path` and `build_context_entries` are the reference's on a `RunTree`,
   whose paths are slices.
 - `build_session_context` takes the path's messages as slices of the tree's `slots`; only
@@ -24,9 +19,7 @@ Each answers as its `reference.session` namesake (tests/fastengine/test_sessions
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from fastengine._native import native
@@ -52,7 +45,6 @@ __all__ = [
     "build_context_entries",
     "build_session_context",
     "build_session_path",
-    "gc_paused",
     "parse_session_entries",
 ]
 
@@ -104,18 +96,6 @@ def parse_session_entries(text: str) -> ParsedSession:
     )
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for the block, back on after if it was on."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 def _parse_together(body: str, lines: list[str]) -> tuple[list[Any], frozenset[int]] | None:
     """The values of the lines parsed as one JSON array, and the lines left to parse alone.
 
@@ -131,8 +111,7 @@ def _parse_together(body: str, lines: list[str]) -> tuple[list[Any], frozenset[i
     if not kept:
         return [], alone
     try:
-        with gc_paused():
-            values = JSON_DECODER.decode(f"[{','.join(kept)}]")
+        values = JSON_DECODER.decode(f"[{','.join(kept)}]")
     except (ValueError, RecursionError):  # a line that is not JSON, or nests too deep
         return None
     return (values, alone) if len(values) == len(kept) else None  # equal when settled

@@ -1,15 +1,13 @@
 """The fast engine's parse of a session file keeps what `JSON.parse` does its own way.
 
 `fastengine.session.parse_session_entries` parses the lines as one array with Python's
-`json`, the cyclic garbage collector paused (`gc_paused`); the reference parses line by
-line. On files full of what a faster parser would get wrong (benchmarks/json_parsers.py):
-lone surrogates, duplicate keys, numbers past a double, `-0`, NaN and Infinity (not
-JSON), and the lines Pi skips, both give the same entries and skipped lines.
+`json`; the reference parses line by line. On files full of what a faster parser would
+get wrong (benchmarks/json_parsers.py): lone surrogates, duplicate keys, numbers past a
+double, `-0`, NaN and Infinity (not JSON), and the lines Pi skips, both give the same
+entries and skipped lines.
 """
 
 from __future__ import annotations
-
-import gc
 
 import pytest
 from hypothesis import example, given
@@ -98,7 +96,7 @@ def _same_parse(text: str) -> None:
 @given(_files(clean=True))
 @example('{"type":"message","id":"a","id":"b","n":1e400}\n{"s":"\\ud800","s":-0}\n')
 def test_the_file_parsed_at_once_is_the_references(text: str) -> None:
-    """Every line JSON: the fast engine's one parse, with the collector paused."""
+    """Every line JSON: the fast engine's one parse of the whole file."""
     body = text.strip(session.JS_SPACE)
     assert fast_session._parse_together(body, body.split("\n")) is not None
     _same_parse(text)
@@ -109,19 +107,3 @@ def test_the_file_parsed_at_once_is_the_references(text: str) -> None:
 def test_the_fast_parse_is_the_references(text: str) -> None:
     """Any lines, those Pi skips among them."""
     _same_parse(text)
-
-
-@pytest.mark.parametrize("enabled", [True, False])
-def test_the_collector_is_left_as_it_was(enabled: bool) -> None:
-    """The parse pauses the cyclic collector and leaves it on or off as it found it."""
-    was = gc.isenabled()
-    try:
-        (gc.enable if enabled else gc.disable)()
-        fast_session.parse_session_entries('{"id":"a"}\n{"id":"b"}\n')
-        assert gc.isenabled() is enabled
-        with pytest.raises(ZeroDivisionError), fast_session.gc_paused():
-            assert not gc.isenabled()
-            raise ZeroDivisionError
-        assert gc.isenabled() is enabled
-    finally:
-        (gc.enable if was else gc.disable)()
