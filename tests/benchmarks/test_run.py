@@ -178,6 +178,18 @@ def test_without_bench_ops_the_ordinary_ops_measure_with_transport(inputs: dict[
     assert peak is not None and peak > 0
 
 
+def test_an_implementation_before_bench_open_is_measured_end_to_end_by_transport(
+    inputs: dict[str, Any],
+) -> None:
+    """Protocol 1.3: without `bench.open` in hello, its figures take the ordinary ops."""
+    label = fake("no-open")
+    group = run(inputs, label)
+    for name, row in group.measures.items():
+        theirs = row[label]
+        assert theirs is not None and theirs.verdict == "ok", (name, theirs)
+        assert theirs.via == ("transport" if name.startswith("open+") else "bench"), name
+
+
 def test_the_fast_engine_is_raced_over_its_bench_ops(inputs: dict[str, Any]) -> None:
     """`--impl fastengine` is served as a process of its own, its answers the reference's."""
     group = run(inputs, "fastengine")
