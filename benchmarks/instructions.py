@@ -5,9 +5,10 @@ gate (`compare.py`) can only catch large falls. The number of instructions an op
 does not depend on what else the machine runs. So for the engines of this package (the
 reference and the fast engine) `ctxspec bench` also counts the instructions of each bench
 op at fixed sizes (`jobs`: the mixed stream log and batch head and tail at `SIZE`, the six
-session helpers at `ENTRIES` entries), and `--compare` fails when a count rises more than
-`--instructions-tolerance` above `baseline.json`'s. Figures that compare implementations
-stay ratios of wall time: Pi is another runtime, its instructions are not comparable.
+session helpers and the two end-to-end figures at `ENTRIES` entries), and `--compare`
+fails when a count rises more than `--instructions-tolerance` above `baseline.json`'s.
+Figures that compare implementations stay ratios of wall time: Pi is another runtime,
+its instructions are not comparable.
 
 How: one process per engine runs under Callgrind (Debian's `valgrind`), `python -m
 benchmarks.instructions serve ENGINE JOBS.json`, with `PYTHONHASHSEED=0`, on inputs written
@@ -59,15 +60,13 @@ from typing import Any, Final
 import benchmarks
 from benchmarks import compare
 from benchmarks.requests import (
-    HELPERS,
     SIDES,
     Request,
     make_session,
     parse_size,
-    session_request,
+    session_requests,
     stream_request,
     truncate_request,
-    write_session,
 )
 from corpora.generators.logs import cached_stream_log
 
@@ -119,13 +118,11 @@ def valgrind() -> str | None:
 def jobs(engine: str, cache: Path, *, size: str = SIZE, entries: int = ENTRIES) -> list[Job]:
     """The ops counted for `engine` at fixed sizes, their inputs written under `cache`."""
     log = cached_stream_log("mixed", parse_size(size), cache, seed=3)
-    session = make_session(entries)
-    path = write_session(session, cache / f"session-{entries}.jsonl")
     requests: list[tuple[str, Request]] = [(f"stream {size}: mixed", stream_request(log))]
     requests += [(f"truncate {size}: {side}", truncate_request(log, side)) for side in SIDES]
     requests += [
-        (f"sessions {entries}: {helper}", session_request(path, helper, session))
-        for helper in HELPERS
+        (f"sessions {entries}: {figure}", request)
+        for figure, request in session_requests(make_session(entries), cache, entries).items()
     ]
     return [Job(f"{name} {engine}", r.bench_op, r.bench_args) for name, r in requests]
 

@@ -17,7 +17,7 @@ matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
 
 from benchmarks.measure import Measure
-from benchmarks.requests import HELPERS, SIDES, parse_size
+from benchmarks.requests import FIGURES, SIDES, parse_size
 
 PLOTS = ("throughput.png", "ratio.png", "memory.png", "sessions.png")
 
@@ -144,7 +144,7 @@ def plot(results: Mapping[str, Any], out: Path, ratio_to: str) -> list[str]:
     _panels(memory, out / "memory.png", mib, "peak RSS (MiB)", transport)
     ms = lambda _key, m: m.seconds * 1e3  # noqa: E731
     _panels(
-        [(h, _series(results, "sessions", h, ms)) for h in HELPERS],
+        [(h, _series(results, "sessions", h, ms)) for h in FIGURES],
         out / "sessions.png",
         "entries",
         "median ms",

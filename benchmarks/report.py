@@ -17,7 +17,7 @@ from typing import Any
 from benchmarks import compare, estimates
 from benchmarks.measure import Measure
 from benchmarks.plots import measure_of, plot
-from benchmarks.requests import HELPERS, SIDES, parse_size
+from benchmarks.requests import FIGURES, SIDES, parse_size
 from corpora.generators.logs import STREAM_FLAVOURS
 
 _VIA = {"bench": "bench ops", "transport": "ordinary ops, transport included"}
@@ -162,11 +162,11 @@ def render(
     for count, group in results["sessions"].items():
         rows = []
         for label in labels:
-            cells = [_cell(measure_of(group["measures"][h].get(label))) for h in HELPERS]
+            cells = [_cell(measure_of(group["measures"][h].get(label))) for h in FIGURES]
             rows.append([label, *cells, _peak(group["peakKiB"].get(label))])
         session.append(
             f"### {int(count):,} entries\n\n"
-            + _table(["implementation", *HELPERS, "peak RSS"], rows)
+            + _table(["implementation", *FIGURES, "peak RSS"], rows)
         )
     sections.append("\n\n".join(session))
     sections.append(_ratios(results, ratio_to))

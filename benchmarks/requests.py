@@ -5,7 +5,10 @@ the ordinary op that answers the same question (timed by the runner, transport i
 for an implementation without the bench extension). `stream_request`, `truncate_request`
 and `session_request` build them on the cached inputs: the stream logs of
 `corpora.generators.logs` and the benchmark session of `make_session`, written once as
-JSONL (`write_session`).
+JSONL (`write_session`). `open_request` builds the end-to-end figures (`OPEN_FIGURES`,
+`bench.open`: the session file's bytes to the leaf's context or compaction), on the same
+entries behind a session header (`write_session_file`); `FIGURES` are all a session
+length's figures, the report's columns.
 """
 
 from __future__ import annotations
@@ -18,25 +21,39 @@ from pathlib import Path
 from typing import Any, Final
 
 from benchmarks.answers import Suspect
-from conformance.harnesses.reference.ops.bench import HELPERS, NAVIGATION_STAMP
-from reference.session import build_session_context
+from conformance.harnesses.reference.ops.bench import HELPERS, NAVIGATION_STAMP, OPEN_HELPERS
+from reference.session import build_session_context, build_session_path
 
 __all__ = [
     "CHUNK",
+    "FIGURES",
     "HELPERS",
+    "OPEN_FIGURES",
     "SIDES",
     "Request",
     "make_session",
+    "open_request",
     "parse_size",
     "session_request",
+    "session_requests",
     "stream_request",
     "truncate_request",
     "write_session",
+    "write_session_file",
 ]
 
 CHUNK: Final = 64 * 1024
 SIDES: Final = ("head", "tail")  # bench.truncate's sides
 KEEP: Final = 20000  # keepRecentTokens of the session helpers
+OPEN_FIGURES: Final = tuple(f"open+{helper}" for helper in OPEN_HELPERS)  # bench.open's
+FIGURES: Final = (*HELPERS, *OPEN_FIGURES)  # a session length's figures, in the report's order
+HEADER: Final = {  # the session header of the file bench.open reads (version 3: no migration)
+    "type": "session",
+    "version": 3,
+    "id": "bench",
+    "timestamp": "2026-12-02T00:00:00.000Z",
+    "cwd": "/",
+}
 UNITS: Final = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
 USAGE: Final = {
     "input": 900,
@@ -156,16 +173,57 @@ def session_request(path: Path, helper: str, session: Mapping[str, Any]) -> Requ
     )
 
 
-def write_session(session: Mapping[str, Any], path: Path) -> Path:
-    """The session's entries as a JSONL file (one entry a line), written once."""
+def open_request(path: Path, figure: str, session: Mapping[str, Any]) -> Request:
+    """One end-to-end figure (`OPEN_FIGURES`) on the session file `path` written from
+    `session` (`write_session_file`), at the session's leaf. Its ordinary op:
+    `session.context` of the file's text (parsed by the implementation, transport
+    included), or `compaction.prepare` of the leaf's path."""
+    helper = figure.removeprefix("open+")
+    if helper not in OPEN_HELPERS:
+        raise ValueError(f"unknown end-to-end figure {figure!r}; one of {OPEN_FIGURES}")
+    leaf, keep = session["leafId"], session["keepRecentTokens"]
+    args: dict[str, Any] = {"path": str(path), "helper": helper, "leafId": leaf}
+    if helper == "buildSessionContext":
+        plain = lambda: {"jsonl": path.read_text("utf-8"), "leafId": leaf}  # noqa: E731
+        return Request("bench.open", args, "session.context", plain)
+    settings = {"keepRecentTokens": keep}
+    return Request(
+        "bench.open",
+        {**args, "settings": settings},
+        "compaction.prepare",
+        lambda: {
+            "entries": list(build_session_path(list(session["entries"]), leaf)),
+            "settings": settings,
+        },
+    )
+
+
+def write_session(session: Mapping[str, Any], path: Path, *, header: bool = False) -> Path:
+    """The session's entries as a JSONL file (one entry a line, `HEADER` first when
+    `header`), written once."""
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".tmp")
         with partial.open("w", encoding="utf-8") as out:
+            for entry in [HEADER] if header else []:
+                out.write(json.dumps(entry, separators=(",", ":")) + "\n")
             for entry in session["entries"]:
                 out.write(json.dumps(entry, separators=(",", ":")) + "\n")
         partial.replace(path)
     return path
+
+
+def write_session_file(session: Mapping[str, Any], cache: Path, count: int) -> Path:
+    """The session as a Pi session file (`HEADER`, then the entries), for `bench.open`."""
+    return write_session(session, cache / f"session-{count}-file.jsonl", header=True)
+
+
+def session_requests(session: Mapping[str, Any], cache: Path, count: int) -> dict[str, Request]:
+    """Every figure of a session length (`FIGURES`), its files written once under `cache`."""
+    path = write_session(session, cache / f"session-{count}.jsonl")
+    requests = {h: session_request(path, h, session) for h in HELPERS}
+    opened = write_session_file(session, cache, count)
+    return requests | {f: open_request(opened, f, session) for f in OPEN_FIGURES}
 
 
 def _message(n: int) -> dict[str, Any]:

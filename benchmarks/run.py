@@ -2,7 +2,8 @@
 
 For every implementation (the reference always, as the oracle and first column): the
 streaming tail of each flavour and size (64 KiB chunks, persisting), batch head and tail
-of the mixed log per size, the six session helpers per session length, each with its
+of the mixed log per size, the six session helpers and the two end-to-end figures (a
+session file to the leaf's context, and to its compaction) per session length, each with its
 process's peak memory (`measure.py`), and Pi's token estimate against real token counts
 (`estimates.py`). Written as `results.json`, `report.md` and four plots (`report.py`,
 `plots.py`); the instructions of the engines' own ops are counted under Callgrind
@@ -23,14 +24,13 @@ from typing import Any
 from benchmarks import compare, estimates, instructions, report
 from benchmarks.measure import Group, measure_group
 from benchmarks.requests import (
-    HELPERS,
+    FIGURES,
     SIDES,
     make_session,
     parse_size,
-    session_request,
+    session_requests,
     stream_request,
     truncate_request,
-    write_session,
 )
 from conformance.progress import Step, progress, status
 from conformance.transport.resolve import canonical_name
@@ -64,7 +64,7 @@ def run(
     labels = labels_of(specs)
     cache = cache or Path.cwd() / ".cache" / "bench"
     total = len(labels) * (
-        len(sizes) * len(flavours) + len(truncate_sizes) * len(SIDES) + len(entries) * len(HELPERS)
+        len(sizes) * len(flavours) + len(truncate_sizes) * len(SIDES) + len(entries) * len(FIGURES)
     )
     with progress(total + len(labels), "ctxspec bench", quiet=quiet) as step:
         common: dict[str, Any] = {"rounds": rounds, "timeout": timeout, "step": step}
@@ -80,9 +80,7 @@ def run(
             truncate[size] = measure_group(specs, requests, **common)
         sessions: dict[str, Group] = {}
         for count in entries:
-            session = make_session(count)
-            path = write_session(session, cache / f"session-{count}.jsonl")
-            requests = {h: session_request(path, h, session) for h in HELPERS}
+            requests = session_requests(make_session(count), cache, count)
             sessions[str(count)] = measure_group(specs, requests, **common)
         accuracy = _estimates(labels, timeout, step)
     hellos: dict[str, Any] = {}

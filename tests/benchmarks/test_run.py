@@ -1,6 +1,7 @@
 """`ctxspec bench --impl`: the bench ops' shapes, and the checks that keep a figure honest.
 
-Inputs are small (a 256 KiB log, a 120-entry session) so each test takes seconds; no
+Inputs are small (a 256 KiB log, a 120-entry session, as entries and as a Pi session
+file for `bench.open`) so each test takes seconds; no
 test asserts a time, only what the harness concluded about answers and clocks.
 """
 
@@ -17,7 +18,7 @@ from paths import FAKE_BENCH_IMPL
 from benchmarks import answers, measure, report
 from benchmarks import requests as bench_requests
 from benchmarks import run as bench_run
-from benchmarks.requests import HELPERS, make_session
+from benchmarks.requests import make_session
 from conformance.harnesses import fastengine, reference
 from conformance.harnesses.reference import handle
 from conformance.protocol import validate_args, validate_result
@@ -39,6 +40,7 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "invalid": cached_stream_log("invalid", 256 << 10, cache, seed=3),
         "session": session,
         "sessionPath": bench_requests.write_session(session, cache / "session.jsonl"),
+        "cache": cache,
     }
 
 
@@ -49,10 +51,7 @@ def requests(inputs: dict[str, Any]) -> dict[str, bench_requests.Request]:
         "head": bench_requests.truncate_request(inputs["log"], "head"),
         "tail": bench_requests.truncate_request(inputs["log"], "tail"),
     }
-    for helper in HELPERS:
-        path, session = inputs["sessionPath"], inputs["session"]
-        out[helper] = bench_requests.session_request(path, helper, session)
-    return out
+    return out | bench_requests.session_requests(inputs["session"], inputs["cache"], 120)
 
 
 def measure_side(inputs: dict[str, Any], label: str, side: str) -> measure.Measure | None:
@@ -121,6 +120,28 @@ def test_an_unknown_helper_is_a_typed_error(inputs: dict[str, Any]) -> None:
     assert reply.error.field == "helper" and "navigation" in reply.error.message
 
 
+def test_bench_open_refuses_what_pi_refuses(inputs: dict[str, Any], tmp_path: Path) -> None:
+    """A file without a session header first, and a helper it does not run: typed errors."""
+    headless = {"path": str(inputs["sessionPath"]), "helper": "buildSessionContext"}
+    reply = handle("bench.open", headless)
+    assert reply.error is not None and reply.error.type == "invalid_input"
+    assert reply.error.field == "path" and "no session header" in reply.error.message
+    opened = bench_requests.write_session_file(inputs["session"], inputs["cache"], 120)
+    reply = handle("bench.open", {"path": str(opened), "helper": "findCutPoint"})
+    assert reply.error is not None and reply.error.field == "helper"
+
+
+def test_bench_open_is_the_leafs_context_of_the_file(inputs: dict[str, Any]) -> None:
+    """Without a leafId, the file's last entry (the side branch); with one, that entry's."""
+    opened = bench_requests.write_session_file(inputs["session"], inputs["cache"], 120)
+    args = {"path": str(opened), "helper": "buildSessionContext"}
+    last = handle("bench.open", args).result["answer"]["messages"]
+    assert [m["content"] for m in last][-1] == "another way" and len(last) == 12
+    leaf = inputs["session"]["leafId"]
+    chain = handle("bench.open", {**args, "leafId": leaf}).result["answer"]["messages"]
+    assert len(chain) == 120
+
+
 def test_a_fast_wrong_answer_is_reported_wrong_not_fast(inputs: dict[str, Any]) -> None:
     label = fake("fast-wrong")
     group = run(inputs, "reference", label)
@@ -155,6 +176,18 @@ def test_without_bench_ops_the_ordinary_ops_measure_with_transport(inputs: dict[
         assert theirs.seconds == theirs.wall_seconds
     peak = group.peaks[label]
     assert peak is not None and peak > 0
+
+
+def test_an_implementation_before_bench_open_is_measured_end_to_end_by_transport(
+    inputs: dict[str, Any],
+) -> None:
+    """Protocol 1.3: without `bench.open` in hello, its figures take the ordinary ops."""
+    label = fake("no-open")
+    group = run(inputs, label)
+    for name, row in group.measures.items():
+        theirs = row[label]
+        assert theirs is not None and theirs.verdict == "ok", (name, theirs)
+        assert theirs.via == ("transport" if name.startswith("open+") else "bench"), name
 
 
 def test_the_fast_engine_is_raced_over_its_bench_ops(inputs: dict[str, Any]) -> None:

@@ -8,6 +8,7 @@ Answers every op like the reference (`conformance.harnesses.reference.handle`), 
   under-reports  right bench answers, but each request sleeps 0.3 s more than it says
   over-reports   right bench answers, claiming a whole second for each
   no-bench       lists no bench op in hello: measured through its ordinary ops
+  no-open        predates protocol 1.3: lists the bench ops but bench.open
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def _wrong(op: str, result: dict[str, Any]) -> dict[str, Any]:
 
 def answer(mode: str, op: str, args: dict[str, Any]) -> Reply:
     if op == "hello":
-        ops = [o for o in HELLO["ops"] if not (mode == "no-bench" and o.startswith("bench."))]
+        left_out = {"no-bench": "bench.", "no-open": "bench.open"}.get(mode)
+        ops = [o for o in HELLO["ops"] if not (left_out and o.startswith(left_out))]
         return Reply(
             result={
                 **HELLO,

@@ -10,11 +10,15 @@
 //   bench.session  one helper on the file's entries (reading and parsing excluded; the
 //                  SessionManager and, for navigation, the AgentSession made beforehand;
 //                  for estimateContextTokens, the leaf's context built beforehand)
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+//   bench.open     the session file end to end, all timed: SessionManager.open(path) (reading,
+//                  parsing, loading), branch(leafId) when given, then buildSessionContext()
+//                  or prepareCompaction(getBranch(), settings)
+import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
 import { hostSession } from "../host.mjs";
 
 const HELPERS = ["buildSessionContext", "estimateContextTokens", "findCutPoint", "prepareCompaction",
   "collectEntriesForBranchSummary", "navigation"];
+const OPEN_HELPERS = ["buildSessionContext", "prepareCompaction"];
 
 // what each op needs of Pi (the adapter leaves an op out of hello when a module is absent)
 export const needs = {
@@ -23,6 +27,7 @@ export const needs = {
   "bench.session": ["core/session-manager.js", "core/compaction/compaction.js",
     "core/compaction/branch-summarization.js", "core/compaction/utils.js", "core/sdk.js",
     "core/settings-manager.js", "core/resource-loader.js"],
+  "bench.open": ["core/session-manager.js", "core/compaction/compaction.js", "core/compaction/utils.js"],
 };
 
 export default async function benchOps(context) {
@@ -97,6 +102,9 @@ export default async function benchOps(context) {
 
   // each helper: untimed preparation, then the one timed call, then its answer's wire shape
   const fileOps = (ops) => ({ read: [...ops.read], written: [...ops.written], edited: [...ops.edited] });
+  const preparation = (prep) => (prep ? { ...prep, previousSummary: prep.previousSummary ?? null,
+    fileOps: fileOps(prep.fileOps), ...utils.computeFileLists(prep.fileOps) } : null);
+  const settingsOf = (a) => ({ ...compaction.DEFAULT_COMPACTION_SETTINGS, ...(a.settings ?? {}) });
   function managerOf(entries, a) {
     const sm = sessions.SessionManager.inMemory("/", undefined, entries);
     if ("leafId" in a) {
@@ -123,12 +131,8 @@ export default async function benchOps(context) {
         a.keepRecentTokens ?? compaction.DEFAULT_COMPACTION_SETTINGS.keepRecentTokens),
     }),
     prepareCompaction: (entries, a) => {
-      const settings = { ...compaction.DEFAULT_COMPACTION_SETTINGS, ...(a.settings ?? {}) };
-      return {
-        call: () => compaction.prepareCompaction(entries, settings),
-        wire: (prep) => (prep ? { ...prep, previousSummary: prep.previousSummary ?? null,
-          fileOps: fileOps(prep.fileOps), ...utils.computeFileLists(prep.fileOps) } : null),
-      };
+      const settings = settingsOf(a);
+      return { call: () => compaction.prepareCompaction(entries, settings), wire: preparation };
     },
     collectEntriesForBranchSummary: (entries, a) => {
       const target = targetOf(a);
@@ -174,5 +178,25 @@ export default async function benchOps(context) {
     }
   }
 
-  return { "bench.stream": stream, "bench.truncate": truncateFile, "bench.session": session };
+  function openSession(a) {
+    const started = now();
+    if (!OPEN_HELPERS.includes(a.helper)) throw invalid(`helper: must be one of ${OPEN_HELPERS.join(", ")}`);
+    const path = pathOf(a);
+    if (!existsSync(path)) throw invalid(`path: no such file: ${path}`);
+    const settings = settingsOf(a);
+    const begin = now();
+    const sm = sessions.SessionManager.open(path);
+    if ("leafId" in a) {
+      if (a.leafId === null) sm.resetLeaf();
+      else sm.branch(a.leafId);
+    }
+    const value = a.helper === "buildSessionContext" ? sm.buildSessionContext()
+      : compaction.prepareCompaction(sm.getBranch(), settings);
+    const elapsedNs = since(begin);
+    const answer = a.helper === "buildSessionContext" ? value : preparation(value);
+    return { answer, elapsedNs, requestNs: since(started) };
+  }
+
+  return { "bench.stream": stream, "bench.truncate": truncateFile, "bench.session": session,
+    "bench.open": openSession };
 }

@@ -12,9 +12,13 @@ persisting accumulator, finishes and snapshots (reading included: the implementa
 streams the file itself); `bench.truncate` one `truncate_head` / `truncate_tail` call on
 the whole file decoded as UTF-8 (reading and decoding excluded); `bench.session` one
 session helper on the file's entries (reading and parsing excluded;
-`estimateContextTokens` estimates the messages of the leaf's context, built untimed).
-The accumulator, the parse and the session helpers are the engine's (`Engine`: the
-reference's or the fast engine's); truncation and the token estimate are the
+`estimateContextTokens` estimates the messages of the leaf's context, built untimed);
+`bench.open` a session file end to end, as `SessionManager.open(path)` then
+`buildSessionContext()` or `prepareCompaction(getBranch())` in Pi: reading the bytes,
+decoding, parsing the lines, loading them (the header checked, migrated if older,
+headers left out) and the helper at the leaf, all timed. The accumulator, the parse
+and the session helpers are the engine's (`Engine`: the reference's or the fast
+engine's); truncation and the token estimate are the
 reference's for both.
 """
 
@@ -29,7 +33,7 @@ from typing import Any, Final
 
 import reference
 from conformance.harnesses.reference.ops import Engine, Handler
-from reference import compaction, session, tokens
+from reference import compaction, migration, session, tokens
 from reference.edge.persist import persist_stream
 from reference.errors import InvalidInput
 
@@ -41,6 +45,7 @@ HELPERS: Final = (  # the schema's bench.session.helper, in the report's order
     "collectEntriesForBranchSummary",
     "navigation",
 )
+OPEN_HELPERS: Final = ("buildSessionContext", "prepareCompaction")  # bench.open's helpers
 NAVIGATION_STAMP: Final = "1970-01-01T00:00:00.000Z"  # new entries' stamp (none without a label)
 
 
@@ -168,9 +173,45 @@ def session_helper(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
     return _timed(started, _wire(helper, value), elapsed)
 
 
+def _opened(engine: Engine, path: Path) -> migration.LoadedSession:
+    """The entries and leaf of `SessionManager.open(path)`: the file's lines parsed by the
+    engine; a first line that is no session header is refused, as Pi refuses the file."""
+    values = engine.parse_session_entries(path.read_bytes().decode("utf-8", "replace")).entries
+    head = values[0] if values else None
+    if not (
+        isinstance(head, Mapping)
+        and head.get("type") == "session"
+        and isinstance(head.get("id"), str)
+    ):
+        raise InvalidInput("path", f"not a Pi session file (no session header first): {path}")
+    return migration.load_session(values)
+
+
+def open_session(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
+    started = time.perf_counter_ns()
+    helper = args.get("helper")
+    if helper not in OPEN_HELPERS:
+        raise InvalidInput("helper", f"must be one of {', '.join(OPEN_HELPERS)}")
+    path = _path(args)
+    leaf = args.get("leafId", session.UNSET)
+    settings = compaction.CompactionSettings.from_pi(args.get("settings"))
+
+    def run() -> Any:
+        loaded = _opened(engine, path)
+        at = loaded.leaf_id if leaf is session.UNSET else leaf
+        if helper == "buildSessionContext":
+            return engine.build_session_context(loaded.entries, at)
+        tree = engine.session_tree(loaded.entries)
+        return engine.prepare_compaction(session.build_session_path(tree, at), settings)
+
+    value, elapsed = measured(run)
+    return _timed(started, None if value is None else value.to_pi(), elapsed)
+
+
 def handlers(engine: Engine) -> dict[str, Handler]:
     return {
         "bench.stream": partial(stream, engine),
         "bench.truncate": truncate,
         "bench.session": partial(session_helper, engine),
+        "bench.open": partial(open_session, engine),
     }
