@@ -8,6 +8,12 @@
  * writes as they are: no quote, backslash, control character or surrogate). Anything
  * else answers None and the caller asks the reference, which also raises its errors.
  *
+ * context_tokens(messages) -> (tokens, usageTokens, trailingTokens, lastUsageIndex) or
+ * None: reference.tokens.estimate_context_tokens(messages) for a list or tuple of exact
+ * dict messages whose usages (those it reads, from the newest back to the one that
+ * counts) are exact dicts of exact int counts and whose later messages message_tokens
+ * estimates; None for anything else.
+ *
  * budget_reached_at(entries, start, end, keep, entry_tokens) -> index or None:
  * reference.compaction.budget_reached_at over a list or tuple of entries, each `message`
  * entry (exact dict, type exact "message", message an exact dict with content present and
@@ -28,7 +34,10 @@ static PyObject *s_role, *s_content, *s_type, *s_text, *s_thinking, *s_name, *s_
 static PyObject *s_command, *s_output, *s_summary, *s_message, *s_message_kind;
 static PyObject *s_user, *s_custom, *s_tool_result, *s_assistant, *s_bash, *s_branch_summary;
 static PyObject *s_compaction_summary, *s_text_kind, *s_thinking_kind, *s_image_kind;
-static PyObject *s_tool_call_kind;
+static PyObject *s_tool_call_kind, *s_usage, *s_stop_reason, *s_aborted, *s_error;
+static PyObject *s_total_tokens, *s_usage_parts[4];
+
+#define LIMIT (1LL << 60) /* counts beyond it go to the reference's arithmetic */
 
 /* JavaScript's `text.length`: astral characters count two code units. */
 static Py_ssize_t code_units(PyObject *text) {
@@ -174,6 +183,78 @@ static PyObject *message_tokens(PyObject *module, PyObject *message) {
     return PyLong_FromSsize_t(tokens);
 }
 
+/* A usage's context size (calculate_context_tokens) for exact int counts, or -1 where
+ * the reference must decide (other numbers, missing or odd fields, huge counts). */
+static int usage_size(PyObject *usage, long long *size) {
+    PyObject *total = PyDict_GetItemWithError(usage, s_total_tokens);
+    if (total != NULL && total != Py_None) {
+        if (!PyLong_CheckExact(total)) return -1;
+        int overflow;
+        *size = PyLong_AsLongLongAndOverflow(total, &overflow);
+        if (overflow || *size > LIMIT || *size < -LIMIT) return -1;
+        if (*size != 0) return 0;
+    }
+    *size = 0;
+    for (int k = 0; k < 4; k++) {
+        PyObject *part = PyDict_GetItemWithError(usage, s_usage_parts[k]);
+        if (part == NULL || !PyLong_CheckExact(part)) return -1;
+        int overflow;
+        long long value = PyLong_AsLongLongAndOverflow(part, &overflow);
+        if (overflow || value > LIMIT || value < -LIMIT) return -1;
+        *size += value;
+    }
+    return 0;
+}
+
+/* Whether an exact dict message's usage counts (assistant_usage): 1 with its size, 0
+ * not, -1 where the reference must decide. */
+static int counted_usage(PyObject *message, long long *size) {
+    PyObject *role = PyDict_GetItemWithError(message, s_role);
+    int assistant = kind_is(role, s_assistant);
+    if (assistant <= 0) return assistant;
+    PyObject *usage = PyDict_GetItemWithError(message, s_usage);
+    if (usage == NULL) return 0;
+    PyObject *stop = PyDict_GetItemWithError(message, s_stop_reason);
+    int aborted = kind_is(stop, s_aborted), error = kind_is(stop, s_error);
+    if (aborted < 0 || error < 0 || !PyDict_CheckExact(usage)) return -1; /* (null usage too) */
+    if (stop != NULL && (PyList_CheckExact(stop) || PyDict_CheckExact(stop))) return -1; /* unhashable */
+    if (aborted || error) return 0;
+    if (usage_size(usage, size) < 0) return -1;
+    return *size > 0;
+}
+
+/* estimate_context_tokens(messages) as (tokens, usageTokens, trailingTokens,
+ * lastUsageIndex), or None where the reference must answer. */
+static PyObject *context_tokens(PyObject *module, PyObject *messages) {
+    (void)module;
+    if (!PyList_CheckExact(messages) && !PyTuple_CheckExact(messages)) Py_RETURN_NONE;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(messages), last = -1, index;
+    long long usage = 0, trailing = 0;
+    for (index = n - 1; index >= 0; index--) {
+        PyObject *message = PySequence_Fast_GET_ITEM(messages, index);
+        if (!PyDict_CheckExact(message)) Py_RETURN_NONE;
+        int counted = counted_usage(message, &usage);
+        if (counted < 0) {
+            if (PyErr_Occurred()) return NULL;
+            Py_RETURN_NONE;
+        }
+        if (counted) {
+            last = index;
+            break;
+        }
+    }
+    for (index = last + 1; index < n; index++) {
+        Py_ssize_t tokens = tokens_of(PySequence_Fast_GET_ITEM(messages, index));
+        if (tokens < 0) {
+            if (PyErr_Occurred()) return NULL;
+            Py_RETURN_NONE;
+        }
+        trailing += tokens;
+    }
+    if (last < 0) return Py_BuildValue("(LiLO)", trailing, 0, trailing, Py_None);
+    return Py_BuildValue("(LLLn)", usage + trailing, usage, trailing, last);
+}
+
 /* The tokens of one entry: here for a plain message entry, else from `fallback`. */
 static int entry_tokens(PyObject *entry, PyObject *fallback, long long *tokens) {
     if (PyDict_CheckExact(entry)) {
@@ -234,6 +315,8 @@ static PyObject *budget_reached_at(PyObject *module, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"message_tokens", message_tokens, METH_O, "estimate_tokens of a plain message, or None."},
+    {"context_tokens", context_tokens, METH_O,
+     "estimate_context_tokens of plain messages as a tuple, or None."},
     {"budget_reached_at", budget_reached_at, METH_VARARGS,
      "Where the estimates summed from the newest entry back reach the budget."},
     {NULL, NULL, 0, NULL},
@@ -270,5 +353,14 @@ PyMODINIT_FUNC PyInit__tokens(void) {
     INTERN(s_thinking_kind, "thinking");
     INTERN(s_image_kind, "image");
     INTERN(s_tool_call_kind, "toolCall");
+    INTERN(s_usage, "usage");
+    INTERN(s_stop_reason, "stopReason");
+    INTERN(s_aborted, "aborted");
+    INTERN(s_error, "error");
+    INTERN(s_total_tokens, "totalTokens");
+    INTERN(s_usage_parts[0], "input");
+    INTERN(s_usage_parts[1], "output");
+    INTERN(s_usage_parts[2], "cacheRead");
+    INTERN(s_usage_parts[3], "cacheWrite");
     return PyModule_Create(&module);
 }

@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from fastengine._native import native
 from fastengine.session import build_session_context
+from fastengine.tokens import estimate_context_tokens
 from fastengine.tree import RunTree, any_between, none_positions
 from reference.compaction import (
     CUT_POINT_ROLES,
@@ -37,7 +38,6 @@ from reference.compaction import (
     settle_cut,
 )
 from reference.session import session_entry_to_context_messages
-from reference.tokens import estimate_context_tokens
 
 __all__ = ["file_operation_calls", "find_cut_point", "prepare_compaction", "refuse_unreadable"]
 

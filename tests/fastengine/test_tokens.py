@@ -12,12 +12,15 @@ from hypothesis import strategies as st
 from session_entries import same, sessions
 
 from fastengine import compaction as fast_compaction
+from fastengine import tokens as fast_tokens
 from fastengine._native import native
 from reference import compaction
 from reference.errors import InvalidInput
-from reference.tokens import estimate_tokens
+from reference.tokens import estimate_context_tokens, estimate_tokens
 
 C_MESSAGE_TOKENS = native("_tokens", "message_tokens")
+_ZERO = {"totalTokens": 0, "input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
+_ZERO_REPLY = {"role": "assistant", "content": [], "usage": _ZERO}  # no measurement (CP-1)
 _CALL = {"p🙂": {"q": "🙂"}, "r": ""}  # astral, nested, empty
 
 
@@ -131,3 +134,59 @@ def test_budget_reached_at_in_c_is_the_reference(
             return type(error)
 
     same(fast, plain)
+
+
+@st.composite
+def _usages(draw: st.DrawFn) -> Any:
+    counts = st.integers(-3, 9) | st.sampled_from([0, 2**70, 1.5, float("nan"), True]) | _odd
+    usage = {
+        key: draw(counts)
+        for key in ("totalTokens", "input", "output", "cacheRead", "cacheWrite")
+        if draw(st.integers(0, 4))
+    }
+    return draw(st.just(usage) | _odd)
+
+
+@st.composite
+def _context_messages(draw: st.DrawFn) -> list[Any]:
+    messages = []
+    for _ in range(draw(st.integers(0, 6))):
+        message = draw(_messages())
+        if draw(st.booleans()):
+            message["role"] = "assistant"
+            if draw(st.integers(0, 3)):
+                message["usage"] = draw(_usages())
+            if draw(st.booleans()):
+                message["stopReason"] = draw(st.sampled_from(["stop", "aborted", "error"]) | _odd)
+        messages.append(message)
+    if messages and draw(st.integers(0, 5)) == 0:
+        messages[draw(st.integers(0, len(messages) - 1))] = draw(_odd)
+    return messages
+
+
+@pytest.mark.skipif(fast_tokens.C_CONTEXT_TOKENS is None, reason="the C pass is not built")
+@given(_context_messages(), st.booleans())
+@example([{"role": "assistant", "content": [], "usage": {"totalTokens": 5}}, _ZERO_REPLY], True)
+@example(
+    [
+        {
+            "role": "assistant",
+            "content": [],
+            "usage": {"totalTokens": 0, "input": 2, "output": 1, "cacheRead": 0, "cacheWrite": 0},
+        },
+        {"role": "user", "content": "abcde"},
+    ],
+    False,
+)
+def test_estimate_context_tokens_in_c_is_the_reference(messages: list[Any], as_tuple: bool) -> None:
+    """The same estimate, or the same refusal, for any messages; the C pass answers the
+    plain ones itself."""
+    values = tuple(messages) if as_tuple else messages
+
+    def outcome(estimate: Any) -> Any:
+        try:
+            return estimate(values)
+        except (InvalidInput, TypeError, AttributeError) as error:
+            return type(error)
+
+    assert outcome(fast_tokens.estimate_context_tokens) == outcome(estimate_context_tokens)

@@ -13,7 +13,7 @@ from unittest import mock
 import pytest
 from hypothesis import strategies as st
 
-from fastengine import compaction, session, tree
+from fastengine import compaction, session, tokens, tree
 from reference.errors import InvalidInput
 from reference.session import UNSET
 
@@ -111,6 +111,7 @@ def without_c() -> Iterator[None]:
     with (
         mock.patch.multiple(tree, _C_SCAN=None, _C_NONES=None),
         mock.patch.object(session, "_C_UNSETTLED", None),
+        mock.patch.object(tokens, "C_CONTEXT_TOKENS", None),
         mock.patch.multiple(
             compaction, C_FILE_OP_CALLS=None, C_SCAN_WITH_CALLS=None, C_BUDGET_REACHED_AT=None
         ),
