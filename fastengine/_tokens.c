@@ -39,6 +39,15 @@ static PyObject *s_total_tokens, *s_usage_parts[4];
 
 #define LIMIT (1LL << 60) /* counts beyond it go to the reference's arithmetic */
 
+/* Whether two exact str are equal: by pointer, else length, kind and bytes. */
+static int same(PyObject *a, PyObject *b) {
+    if (a == b) return 1;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+    int kind = PyUnicode_KIND(a);
+    return n == PyUnicode_GET_LENGTH(b) && kind == (int)PyUnicode_KIND(b) &&
+           memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * (size_t)kind) == 0;
+}
+
 /* JavaScript's `text.length`: astral characters count two code units. */
 static Py_ssize_t code_units(PyObject *text) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
@@ -53,6 +62,12 @@ static Py_ssize_t code_units(PyObject *text) {
 static Py_ssize_t plain_json_string(PyObject *text) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
+    if (kind == PyUnicode_1BYTE_KIND) { /* the usual text: no surrogate, no astral */
+        const Py_UCS1 *bytes = PyUnicode_1BYTE_DATA(text);
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (bytes[i] < 0x20 || bytes[i] == '"' || bytes[i] == '\\') return -1;
+        return n + 2;
+    }
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t units = n + 2;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -90,7 +105,7 @@ static PyObject *str_at(PyObject *owner, PyObject *key) {
  * or other non-JSON value could compare in its own way. */
 static int kind_is(PyObject *kind, PyObject *literal) {
     if (kind == NULL || kind == Py_None) return 0;
-    if (PyUnicode_CheckExact(kind)) return PyUnicode_Compare(kind, literal) == 0;
+    if (PyUnicode_CheckExact(kind)) return same(kind, literal);
     if (PyUnicode_Check(kind)) return -1;
     return PyLong_CheckExact(kind) || PyFloat_CheckExact(kind) || PyBool_Check(kind) ||
                    PyList_CheckExact(kind) || PyDict_CheckExact(kind)
@@ -154,20 +169,20 @@ static Py_ssize_t tokens_of(PyObject *message) {
     PyObject *role = PyDict_GetItemWithError(message, s_role);
     if (role == NULL || !PyUnicode_CheckExact(role)) return -1;
     Py_ssize_t chars;
-    if (PyUnicode_Compare(role, s_user) == 0 || PyUnicode_Compare(role, s_custom) == 0 ||
-        PyUnicode_Compare(role, s_tool_result) == 0) {
+    if (same(role, s_user) || same(role, s_custom) ||
+        same(role, s_tool_result)) {
         PyObject *content = PyDict_GetItemWithError(message, s_content);
         if (content == NULL) return -1;
         chars = content_chars(content);
-    } else if (PyUnicode_Compare(role, s_assistant) == 0) {
+    } else if (same(role, s_assistant)) {
         PyObject *content = PyDict_GetItemWithError(message, s_content);
         if (content == NULL) return -1;
         chars = assistant_chars(content);
-    } else if (PyUnicode_Compare(role, s_bash) == 0) {
+    } else if (same(role, s_bash)) {
         PyObject *command = str_at(message, s_command), *output = str_at(message, s_output);
         chars = command && output ? code_units(command) + code_units(output) : -1;
-    } else if (PyUnicode_Compare(role, s_branch_summary) == 0 ||
-               PyUnicode_Compare(role, s_compaction_summary) == 0) {
+    } else if (same(role, s_branch_summary) ||
+               same(role, s_compaction_summary)) {
         PyObject *summary = str_at(message, s_summary);
         chars = summary ? code_units(summary) : -1;
     } else {
@@ -261,7 +276,7 @@ static int entry_tokens(PyObject *entry, PyObject *fallback, long long *tokens) 
         PyObject *kind = PyDict_GetItemWithError(entry, s_type);
         PyObject *message = kind ? PyDict_GetItemWithError(entry, s_message) : NULL;
         if (kind != NULL && PyUnicode_CheckExact(kind) &&
-            PyUnicode_Compare(kind, s_message_kind) == 0 && message != NULL &&
+            same(kind, s_message_kind) && message != NULL &&
             PyDict_CheckExact(message)) {
             PyObject *content = PyDict_GetItemWithError(message, s_content);
             if (content != NULL && content != Py_None) {
