@@ -13,5 +13,6 @@ setup(
     ext_modules=[
         Extension("fastengine._speedups", ["fastengine/_speedups.c"], optional=True),
         Extension("fastengine._sessions", ["fastengine/_sessions.c"], optional=True),
+        Extension("fastengine._tokens", ["fastengine/_tokens.c"], optional=True),
     ]
 )

@@ -11,7 +11,9 @@ speed is measured; everything else it answers with the reference's functions.
 - `session`: the file parsed at once, paths and contexts as slices;
 - `compaction`: the cut point reading only what decides, the preparation from one scan;
 - `branch`: the LCA by comparing runs, navigation with these walks;
-- `stream`: the output accumulator decoding each chunk in C (`_speedups.c`).
+- `stream`: the output accumulator decoding each chunk in C (`_speedups.c`);
+- `tokens`: the context's token estimate in one C pass (`_tokens.c`, which also estimates
+  each entry of `find_cut_point`'s walk back to the budget).
 
 The C extensions are optional (setup.py): without them each module takes its own Python
 path, slower and with the same answers. docs/fast-engine.md has the figures.
@@ -29,6 +31,7 @@ from fastengine.session import (
     parse_session_entries,
 )
 from fastengine.stream import OutputAccumulator, persist_stream
+from fastengine.tokens import estimate_context_tokens
 from fastengine.tree import RunTree
 from reference import __version__
 
@@ -41,6 +44,7 @@ __all__ = [
     "build_session_context",
     "build_session_path",
     "collect_entries_for_branch_summary",
+    "estimate_context_tokens",
     "find_cut_point",
     "navigate_tree",
     "parse_session_entries",

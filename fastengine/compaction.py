@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from fastengine._native import native
 from fastengine.session import build_session_context
+from fastengine.tokens import estimate_context_tokens
 from fastengine.tree import RunTree, any_between, none_positions
 from reference.compaction import (
     CUT_POINT_ROLES,
@@ -31,12 +32,12 @@ from reference.compaction import (
     CutPointResult,
     budget_reached_at,
     compaction_preparation,
+    entry_tokens,
     file_op_calls,
     projects_to,
     settle_cut,
 )
 from reference.session import session_entry_to_context_messages
-from reference.tokens import estimate_context_tokens
 
 __all__ = ["file_operation_calls", "find_cut_point", "prepare_compaction", "refuse_unreadable"]
 
@@ -50,6 +51,8 @@ C_FILE_OP_CALLS: Final[
 C_SCAN_WITH_CALLS: Final[Callable[[Sequence[Any], dict[str, str]], Any] | None] = native(
     "_sessions", "scan_with_calls"
 )
+# CP-4's walk back from the newest entry, each plain message estimated in C (`_tokens.c`)
+C_BUDGET_REACHED_AT: Final[Callable[..., Any] | None] = native("_tokens", "budget_reached_at")
 
 
 def file_operation_calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
@@ -75,6 +78,21 @@ def refuse_unreadable(entries: Sequence[Entry], start: int, stop: int) -> None:
         projects_to(entries[marked[bisect_left(marked, start)]], CUT_POINT_ROLES)
 
 
+def _budget_reached_at(
+    entries: Sequence[Entry], start_index: int, end_index: int, keep_recent_tokens: float
+) -> int | None:
+    """`reference.compaction.budget_reached_at`, the plain message entries estimated in C
+    and every other entry by the reference's `entry_tokens` (the walk is the whole cost
+    of `find_cut_point` when the budget is not reached: every entry is estimated)."""
+    if C_BUDGET_REACHED_AT is not None:
+        found = C_BUDGET_REACHED_AT(
+            entries, start_index, end_index, keep_recent_tokens, entry_tokens
+        )
+        if found is not NotImplemented:
+            return found  # type: ignore[no-any-return]
+    return budget_reached_at(entries, start_index, end_index, keep_recent_tokens)
+
+
 def _first_cut_point(entries: Sequence[Entry], start: int, end: int) -> int | None:
     return next((i for i in range(start, end) if _projects_to(entries[i], CUT_POINT_ROLES)), None)
 
@@ -92,7 +110,7 @@ def find_cut_point(
             first_kept_entry_index=start_index, turn_start_index=-1, is_split_turn=False
         )
     cut = first  # CP-4: keep everything unless the budget picks a later cut point
-    reached = budget_reached_at(entries, start_index, end_index, keep_recent_tokens)
+    reached = _budget_reached_at(entries, start_index, end_index, keep_recent_tokens)
     if reached is not None and reached > first:
         later = _first_cut_point(entries, reached, end_index)
         cut = first if later is None else later

@@ -46,6 +46,7 @@ __all__ = [
     "ProjectsTo",
     "budget_reached_at",
     "compaction_preparation",
+    "entry_tokens",
     "find_cut_point",
     "find_turn_start_index",
     "prepare_compaction",
@@ -226,13 +227,18 @@ def budget_reached_at(
     when they never do (CP-4's walk)."""
     accumulated: float = 0
     for index in range(end_index - 1, start_index - 1, -1):
-        tokens = sum(estimate_tokens(m) for m in session_entry_to_context_messages(entries[index]))
+        tokens = entry_tokens(entries[index])
         if tokens == 0:
             continue
         accumulated += tokens
         if accumulated >= keep_recent_tokens:
             return index
     return None
+
+
+def entry_tokens(entry: Entry) -> int:
+    """The estimated tokens of the messages one entry gives the context (CP-2)."""
+    return sum(estimate_tokens(m) for m in session_entry_to_context_messages(entry))
 
 
 def settle_cut(

@@ -13,7 +13,7 @@ from unittest import mock
 import pytest
 from hypothesis import strategies as st
 
-from fastengine import compaction, session, tree
+from fastengine import compaction, session, tokens, tree
 from reference.errors import InvalidInput
 from reference.session import UNSET
 
@@ -106,10 +106,14 @@ def same(fast: Callable[[], Any], plain: Callable[[], Any]) -> None:
 
 @contextlib.contextmanager
 def without_c() -> Iterator[None]:
-    """The fast engine on its Python paths: every C pass of `fastengine._sessions` off."""
+    """The fast engine on its Python paths: every C pass of `fastengine._sessions` and
+    `fastengine._tokens` off."""
     with (
         mock.patch.multiple(tree, _C_SCAN=None, _C_NONES=None),
         mock.patch.object(session, "_C_UNSETTLED", None),
-        mock.patch.multiple(compaction, C_FILE_OP_CALLS=None, C_SCAN_WITH_CALLS=None),
+        mock.patch.object(tokens, "C_CONTEXT_TOKENS", None),
+        mock.patch.multiple(
+            compaction, C_FILE_OP_CALLS=None, C_SCAN_WITH_CALLS=None, C_BUDGET_REACHED_AT=None
+        ),
     ):
         yield

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from reference import branch, compaction, session, stream
+from reference import branch, compaction, session, stream, tokens
 
 __all__ = ["REFERENCE", "Engine", "Handler", "all_handlers"]
 
@@ -35,6 +35,7 @@ class Engine:
     session_tree: Callable[[Sequence[Any]], session.SessionTree]  # SessionTree.of
     build_context_entries: Callable[..., tuple[Mapping[str, Any], ...]]
     build_session_context: Callable[..., session.SessionContext]
+    estimate_context_tokens: Callable[..., tokens.ContextUsageEstimate]
     find_cut_point: Callable[..., compaction.CutPointResult]
     prepare_compaction: Callable[..., compaction.CompactionPreparation | None]
     collect_entries_for_branch_summary: Callable[..., branch.CollectEntriesResult]
@@ -62,6 +63,7 @@ REFERENCE: Final = Engine(
     session_tree=session.SessionTree.of,
     build_context_entries=session.build_context_entries,
     build_session_context=session.build_session_context,
+    estimate_context_tokens=tokens.estimate_context_tokens,
     find_cut_point=compaction.find_cut_point,
     prepare_compaction=compaction.prepare_compaction,
     collect_entries_for_branch_summary=branch.collect_entries_for_branch_summary,

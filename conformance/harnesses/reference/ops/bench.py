@@ -17,9 +17,8 @@ session helper on the file's entries (reading and parsing excluded;
 `buildSessionContext()` or `prepareCompaction(getBranch())` in Pi: reading the bytes,
 decoding, parsing the lines, loading them (the header checked, migrated if older,
 headers left out) and the helper at the leaf, all timed. The accumulator, the parse
-and the session helpers are the engine's (`Engine`: the reference's or the fast
-engine's); truncation and the token estimate are the
-reference's for both.
+the session helpers and the token estimate are the engine's (`Engine`: the reference's
+or the fast engine's); truncation is the reference's for both.
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ from typing import Any, Final
 
 import reference
 from conformance.harnesses.reference.ops import Engine, Handler
-from reference import compaction, migration, session, tokens
+from reference import compaction, migration, session
 from reference.edge.persist import persist_stream
 from reference.errors import InvalidInput
 
@@ -124,7 +123,7 @@ def _session_call(
     if helper == "estimateContextTokens":
         # untimed, as in Pi's adapter: the messages of the leaf's context, then estimated
         messages = engine.build_session_context(entries, leaf).messages
-        return lambda: tokens.estimate_context_tokens(messages)
+        return lambda: engine.estimate_context_tokens(messages)
     if helper == "findCutPoint":
         keep = args.get("keepRecentTokens", compaction.CompactionSettings().keep_recent_tokens)
         return lambda: engine.find_cut_point(entries, 0, len(entries), keep)

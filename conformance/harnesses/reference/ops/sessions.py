@@ -39,10 +39,10 @@ def _managed(engine: Engine, args: Mapping[str, Any]) -> migration.LoadedSession
     return migration.load_session(entries_of(engine, args))
 
 
-def _should(a: Mapping[str, Any]) -> dict[str, Any]:
+def _should(engine: Engine, a: Mapping[str, Any]) -> dict[str, Any]:
     settings = compaction.CompactionSettings.from_pi(a.get("settings"))
     if "messages" in a:
-        count = tokens.estimate_context_tokens(a["messages"]).tokens
+        count = engine.estimate_context_tokens(a["messages"]).tokens
     else:
         count = a["contextTokens"]
     return {
@@ -186,8 +186,8 @@ _BY_ENGINE: dict[str, Callable[[Engine, Mapping[str, Any]], Any]] = {
 def handlers(engine: Engine) -> dict[str, Handler]:
     return {
         "tokens.estimate": lambda a: tokens.estimate_tokens(a["message"]),
-        "context.estimate": lambda a: tokens.estimate_context_tokens(a["messages"]).to_pi(),
-        "compaction.should": _should,
+        "context.estimate": lambda a: engine.estimate_context_tokens(a["messages"]).to_pi(),
+        "compaction.should": partial(_should, engine),
         "compaction.serialize": lambda a: compaction.serialize_conversation(a["messages"]),
         "compaction.failure": lambda a: compaction.get_summarization_failure(
             a["response"], a["label"]
