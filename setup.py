@@ -1,5 +1,6 @@
 """The fast engine's optional C passes: the streaming tail's decoder
-(fastengine/_speedups.c) and the passes over a session's entries (fastengine/_sessions.c).
+(fastengine/_speedups.c), the passes over a session's entries (fastengine/_sessions.c)
+and the token estimate's walk (fastengine/_tokens.c).
 
 Everything else about the package is in pyproject.toml. `optional=True`: where the
 extension cannot be compiled the install goes on, and fastengine takes its own
