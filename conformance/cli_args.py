@@ -131,28 +131,26 @@ def seconds(text: str) -> float:
     return value
 
 
+def _int_at_least(text: str, minimum: int, what: str) -> int:
+    value = _number(text, int, what)
+    if value < minimum:
+        _refuse(what, text)
+    return value
+
+
 def positive_int(text: str) -> int:
     """An integer >= 1 (`--examples`, `--rounds`, `--max-answer-bytes`)."""
-    value = _number(text, int, "an integer >= 1")
-    if value < 1:
-        _refuse("an integer >= 1", text)
-    return value
+    return _int_at_least(text, 1, "an integer >= 1")
 
 
 def count(text: str) -> int:
     """An integer >= 0 (`--shrink-calls`)."""
-    value = _number(text, int, "an integer >= 0")
-    if value < 0:
-        _refuse("an integer >= 0", text)
-    return value
+    return _int_at_least(text, 0, "an integer >= 0")
 
 
 def seed(text: str) -> int:
     """A seed as `ctxspec fuzz` prints it: an integer >= 0."""
-    value = _number(text, int, "a seed (an integer >= 0)")
-    if value < 0:
-        _refuse("a seed (an integer >= 0)", text)
-    return value
+    return _int_at_least(text, 0, "a seed (an integer >= 0)")
 
 
 def fraction(text: str) -> float:
