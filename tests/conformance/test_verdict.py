@@ -21,6 +21,7 @@ from conformance.cli import _parser, conform_args
 from conformance.examples import VERDICT_EXAMPLES, property_seed, without_local_constants
 from conformance.recording import read_failures
 from conformance.results import stable_text
+from conformance.tools.same_verdict import verdict
 
 pytestmark = pytest.mark.slow  # whole conform runs, compared
 
@@ -47,13 +48,6 @@ def run(tmp_path: Path, name: str, *args: str, ci: bool) -> tuple[int, dict[str,
     assert results.exists(), completed.stdout + completed.stderr
     data: dict[str, Any] = json.loads(results.read_text())
     return completed.returncode, data
-
-
-def verdict(data: dict[str, Any]) -> dict[str, Any]:
-    """The results less what a clock measures: durations and the start time."""
-    header = {k: v for k, v in data["header"].items() if k != "startedAt"}
-    records = [{k: v for k, v in r.items() if k != "duration"} for r in data["records"]]
-    return {"header": header, "records": records}
 
 
 def test_same_verdict_with_and_without_ci_and_any_worker_count(tmp_path: Path) -> None:
