@@ -55,7 +55,10 @@ def _fuzz(op: str, impl: Implementation, seed: int = 7, examples: int = 60) -> f
 
 
 def test_every_protocol_op_has_a_strategy() -> None:
-    missing = {op for op in OPS if op != "hello" and not op.startswith("bench.")} - set(OP_ARGS)
+    # agent.* answers differ by each agent's declared terms: the universal checks judge
+    # them (suite/test_agent_properties.py), never a differential run against the reference
+    fuzzed = {op for op in OPS if op != "hello" and not op.startswith(("bench.", "agent."))}
+    missing = fuzzed - set(OP_ARGS)
     assert not missing, f"ops without a fuzz strategy: {sorted(missing)}"
 
 
