@@ -147,7 +147,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(error)) from None
     config.stash[_expectations_key] = expectations
     try:
-        config.stash[_agent_profile_key] = profile_for(impl, config.getoption("profile"))
+        config.stash[_agent_profile_key] = profile_for(impl, config.getoption("agent_profile"))
     except CorpusError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[_records_key] = []

@@ -24,9 +24,9 @@ def add_options(parser: pytest.Parser) -> None:
         help="known-divergences file (default: the shipped one for --impl; `none`: no file)",
     )
     group.addoption(
-        "--profile",
+        "--agent-profile",
         default=None,
-        help="the agent profile (name or YAML) agent.* answers are judged by "
+        help="the agent profile (a name or a YAML file) the agent.* answers are judged by "
         "(default: --impl's family's, else Pi's)",
     )
     group.addoption("--case", action="append", default=[], help="run only this case id")

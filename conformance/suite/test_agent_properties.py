@@ -15,9 +15,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.check import result_of
-from conformance.compare import render
+from conformance.check import ResultMismatch, result_of
+from conformance.compare import render, render_value
 from conformance.profiles import Profile
+from conformance.results import Findings
 from conformance.strategies.text import hard_text
 from conformance.transport.base import Implementation
 from conformance.universal import NotDeclared, judge
@@ -34,7 +35,9 @@ def _holds(impl: Implementation, profile: Profile, op: str, args: dict[str, Any]
         found = judge(profile, op, args, result)
     except NotDeclared as error:
         pytest.skip(f"not applicable: {error}")
-    assert not found, f"{op} breaks a universal check:\n{render(found)}"
+    if found:
+        message = f"{op}({render_value(args)}) breaks a universal check:\n{render(found)}"
+        raise ResultMismatch(message, Findings.of(op, found))
 
 
 long_hard_text = st.lists(hard_text, min_size=1, max_size=12).map("".join)

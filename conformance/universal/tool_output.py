@@ -121,11 +121,17 @@ def true_cut(terms: Terms, args: Mapping[str, Any], result: Any) -> list[Differe
 
 
 def fits_budget(terms: Terms, args: Mapping[str, Any], result: Any) -> list[Difference]:
-    """What reaches the model fits the declared limit, marker included."""
+    """What reaches the model fits the declared limit, marker included; a limit smaller
+    than the marker itself allows the marker alone (nothing kept)."""
     output, limit = result["content"], _limit(terms, args)
-    if _size(output, terms) > limit:
+    match = _cut(terms, output) if output != args["content"] else None
+    allowed = limit
+    if match is not None:
+        kept = (match.groupdict().get("head") or "") + (match.groupdict().get("tail") or "")
+        allowed = max(limit, _size(output, terms) - _size(kept, terms))
+    if _size(output, terms) > allowed:
         return [_violation(
-            "fits-budget", f"at most the limit, {limit:g} {terms['unit']}",
+            "fits-budget", f"at most the limit, {limit:g} {terms['unit']}, marker included",
             f"{_size(output, terms)} {terms['unit']}",
         )]  # fmt: skip
     return []
