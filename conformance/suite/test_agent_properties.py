@@ -40,11 +40,16 @@ def _holds(impl: Implementation, profile: Profile, op: str, args: dict[str, Any]
         raise ResultMismatch(message, Findings.of(op, found))
 
 
-long_hard_text = st.lists(hard_text, min_size=1, max_size=12).map("".join)
+def _as_process_output(text: str) -> str:
+    """A tool's output is decoded bytes: a lone surrogate cannot be in it (U+FFFD is)."""
+    return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+
+
+long_hard_text = st.lists(hard_text, min_size=1, max_size=12).map("".join).map(_as_process_output)
 
 
 @pytest.mark.ctxspec_property(boundary="multibyte_cuts", op="agent.tool_output", rule="AGENT-1")
-@given(content=long_hard_text, limit=st.integers(min_value=0, max_value=160))
+@given(content=long_hard_text, limit=st.integers(min_value=1, max_value=160))
 def test_agent_tool_output_cut(
     impl: Implementation, agent_profile: Profile, content: str, limit: int
 ) -> None:
