@@ -106,7 +106,9 @@ def install(version: str, *, quiet: bool = False) -> Launch:
             f"cline@{', '.join(SUPPORTED)} only"
         )
     files = package_files()
-    root = ensure(f"cline-{version}", _key(files), _build(version, files, quiet), check=_check(version))
+    root = ensure(
+        f"cline-{version}", _key(files), _build(version, files, quiet), check=_check(version)
+    )
     home = root / "home"
     env = {
         "HOME": str(home),

