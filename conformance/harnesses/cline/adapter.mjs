@@ -6,17 +6,13 @@
 // answers is never fixed. The package facts each op relies on are cited by file in
 // @cline/core 0.0.86 (its dist/index.js is one bundle; the names are its .d.ts names).
 //
-// - agent.tool_output, shell: the shell executor the SDK's default tools run
-//   (createDefaultExecutors().bash, with `maxOutputChars` = limit), running `cat` over a
-//   file that holds `content`, so the output streams through the executor's own capture
-//   and its truncateCommandOutput cut (extensions/tools/executors/bash.d.ts,
-//   output-limits.d.ts). The read_files/run_commands tools hand this string to the
-//   runtime unchanged; the provider-request MessageBuilder (session/services/
-//   message-builder.d.ts) is not exported, so its later cut is not part of this answer.
-// - agent.tool_output, read: the file-read executor of the default tools
-//   (createDefaultExecutors().readFile over a file holding `content`). Its limits are
-//   constants (MAX_READ_LINES, MAX_LINE_CHARS, MAX_READ_OUTPUT_CHARS): a limit is
-//   unsupported.
+// - agent.tool_output: one scripted turn of a real local session (session.mjs): the
+//   model calls the SDK's run_commands (`cat` over a file holding `content`) or
+//   read_files tool, and the answer is the tool's result in the next request, after the
+//   executor's cut (truncateCommandOutput at MAX_COMMAND_OUTPUT_CHARS, or the read
+//   window) and the provider-request MessageBuilder's cut (8000 characters by default).
+//   `limit` is the MessageBuilder's setting (CLINE_MESSAGE_BUILDER_MAX_TOOL_RESULT_CHARS),
+//   the only one a user sets; the executors' caps are constants of the default tools.
 // - agent.instructions: what the SDK's session start does (the session builder in
 //   dist/index.js): createUserInstructionConfigService({rules: {workspacePath: cwd}}),
 //   start(), the enabled rule records, formatRulesForSystemPrompt. The home is given
@@ -37,6 +33,7 @@ import { pathToFileURL } from "node:url";
 import { InvalidInput, Unsupported, ownTmp } from "../kit/errors.mjs";
 import { serve } from "../kit/serve.mjs";
 import { materialize, realPath, removeTree, virtualize } from "../kit/tree.mjs";
+import { runTool } from "./session.mjs";
 
 const packageDir = process.argv[2];
 if (!packageDir || !existsSync(join(packageDir, "package.json"))) {
@@ -45,8 +42,10 @@ if (!packageDir || !existsSync(join(packageDir, "package.json"))) {
 }
 // the AI SDK under @cline/llms logs deprecation warnings to stderr on every request
 globalThis.AI_SDK_LOG_WARNINGS = false;
-// paths the SDK reads from the environment at call time: none may point at the user's own
-for (const name of ["CLINE_DIR", "CLINE_DATA_DIR", "OneDrive", "OneDriveConsumer", "OneDriveCommercial"]) delete process.env[name];
+// paths the SDK reads from the environment at call time: none may point at the user's own;
+// the sessions agent.tool_output runs keep their files in the adapter's temp dir
+for (const name of ["CLINE_DIR", "OneDrive", "OneDriveConsumer", "OneDriveCommercial"]) delete process.env[name];
+process.env.CLINE_DATA_DIR = join(ownTmp, "cline-data");
 
 // the packages are ES modules whose exports map has only an "import" condition: a
 // subpath is found as Node finds it (the node_modules lookup from @cline/core, then the
@@ -76,8 +75,6 @@ function contentFile(content) {
   writeFileSync(file, content);
   return { dir, file };
 }
-const quote = (path) => `'${path.replace(/'/g, `'\\''`)}'`;
-const toolContext = () => ({ agentId: "ctxspec", conversationId: "ctxspec", iteration: 1, metadata: {}, signal: new AbortController().signal });
 
 async function toolOutput(a) {
   const tool = a.tool ?? "shell";
@@ -86,18 +83,11 @@ async function toolOutput(a) {
     throw new InvalidInput("limit: a positive integer (characters) or null", "limit");
   }
   if (tool !== "shell" && tool !== "read") throw new InvalidInput(`tool: 'shell' or 'read', not ${JSON.stringify(tool)}`, "tool");
-  if (tool === "read" && limit !== null) {
-    throw new Unsupported("limit: the SDK's read limits are constants (MAX_READ_LINES, MAX_LINE_CHARS, MAX_READ_OUTPUT_CHARS), not settings");
-  }
   const { dir, file } = contentFile(a.content);
   try {
-    if (tool === "shell") {
-      const bash = core.createDefaultExecutors(limit === null ? {} : { bash: { maxOutputChars: limit } }).bash;
-      return { content: await bash(`cat ${quote(file)}`, dir, toolContext()) };
-    }
-    const result = await core.createDefaultExecutors().readFile({ path: file }, toolContext());
-    if (typeof result !== "string") throw new Error(`the read executor returned ${JSON.stringify(result).slice(0, 200)}`);
-    return { content: result };
+    const home = join(dir, "home");
+    mkdirSync(home);
+    return { content: await runTool(core, storage, { tool, file, cwd: dir, home, limit }) };
   } finally {
     removeTree(dir);
   }

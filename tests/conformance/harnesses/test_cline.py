@@ -18,10 +18,11 @@ from conformance.transport.named import InstallError, parse_named
 
 VERSION = "0.0.86"
 SPEC = f"cline@{VERSION}"  # the conftest's `impl` fixture starts it once for the module
-MARKER = (
+NOTICE = (
     "\n[... output truncated: {total} chars total. "
     "Refine the command (grep, head, tail) to view the elided middle ...]\n"
 )
+BUILT = "\n\n...[truncated {n} chars]...\n\n"
 READ_HINT = "Use start_line/end_line to read other sections."
 LONE = re.compile(r"[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]")
 RULES_TREE = {
@@ -106,32 +107,43 @@ class TestAnswers:
             "agent.summary",
         }
 
-    def test_shell_cut_keeps_half_each_side_with_its_marker(self, impl: Implementation) -> None:
+    def test_shell_output_over_the_limit_is_cut_around_a_marker(self, impl: Implementation) -> None:
+        """The request's MessageBuilder keeps head and tail, its marker inside the limit."""
         digits = "0123456789" * 10
         result = _ok(impl, "agent.tool_output", {"content": digits, "limit": 40})
-        assert result == {"content": digits[:20] + MARKER.format(total=100) + digits[-20:]}
+        assert result == {"content": "01234" + BUILT.format(n=90) + "56789"}
 
-    def test_shell_default_limit_and_the_marker_outside_it(self, impl: Implementation) -> None:
-        """48,000 units pass whole; one more is cut to 48,000 plus the marker (48,112)."""
-        whole = _ok(impl, "agent.tool_output", {"content": "a" * 48000})["content"]
-        assert whole == "a" * 48000
-        cut = _ok(impl, "agent.tool_output", {"content": "a" * 48001})["content"]
-        assert cut == "a" * 24000 + MARKER.format(total=48001) + "a" * 24000
-        assert len(cut) == 48112
+    def test_shell_default_limit_and_a_miscounted_marker(self, impl: Implementation) -> None:
+        """8,000 units pass whole, 8,001 come out as 8,000 with 31 dropped and said so;
+        8,099 come out with 131 dropped and the marker says 129 (a finding)."""
+        assert _ok(impl, "agent.tool_output", {"content": "a" * 8000}) == {"content": "a" * 8000}
+        cut = _ok(impl, "agent.tool_output", {"content": "a" * 8001})["content"]
+        assert cut == "a" * 3985 + BUILT.format(n=31) + "a" * 3985
+        miscounted = _ok(impl, "agent.tool_output", {"content": "a" * 8099})["content"]
+        assert miscounted == "a" * 3984 + BUILT.format(n=129) + "a" * 3984
+        assert 8099 - (len(miscounted) - len(BUILT.format(n=129))) == 131
+
+    def test_shell_two_cuts_lose_the_executor_notice(self, impl: Implementation) -> None:
+        """Over 48,000 the executor cuts first (its notice with the total and a hint in the
+        middle), then the 8,000 cut drops that middle and counts from 48,112 (a finding)."""
+        cut = _ok(impl, "agent.tool_output", {"content": "a" * 60000})["content"]
+        assert cut == "a" * 3983 + BUILT.format(n=40146) + "a" * 3983
+        wide = _ok(impl, "agent.tool_output", {"content": "a" * 60000, "limit": 100000})
+        assert wide == {"content": "a" * 24000 + NOTICE.format(total=60000) + "a" * 24000}
 
     def test_shell_cut_splits_a_surrogate_pair(self, impl: Implementation) -> None:
-        """An odd limit over emoji leaves a lone high surrogate before the marker (a finding)."""
-        cut = _ok(impl, "agent.tool_output", {"content": "😀" * 30000, "limit": 40001})["content"]
-        assert len(LONE.findall(cut)) == 1
-        assert cut.startswith("😀" * 10000 + "\ud83d" + MARKER.format(total=60000))
+        """An odd split over emoji leaves half a pair, which reaches the model as U+FFFD."""
+        cut = _ok(impl, "agent.tool_output", {"content": "a" + "😀" * 5000})["content"]
+        assert cut.count("\ufffd") == 1
+        assert not LONE.findall(cut)
 
-    def test_read_window_numbers_lines_and_says_what_it_showed(self, impl: Implementation) -> None:
+    def test_read_numbers_lines_and_is_cut_like_the_shell(self, impl: Implementation) -> None:
         content = "line\n" * 2500
         result = _ok(impl, "agent.tool_output", {"content": content, "tool": "read"})["content"]
-        lines, note = result.split("\n\n")
-        assert lines.splitlines()[0] == "   1 | line"
-        assert lines.splitlines()[-1] == "2000 | line"
-        assert note == f"[Showing lines 1-2000 of 2500. {READ_HINT}]"
+        assert result.startswith("   1 | line\n   2 | line\n")
+        assert re.search(r"\n\n\.\.\.\[truncated \d+ chars\]\.\.\.\n\n", result)
+        assert result.endswith("2000 | line\n\n[Showing lines 1-2000 of 2500. " + READ_HINT + "]")
+        assert len(result) <= 8000
 
     def test_rules_of_the_cwd_only_then_the_global_file(self, impl: Implementation) -> None:
         text = _ok(
@@ -188,7 +200,6 @@ class TestBadInput:
             ("agent.tool_output", {"content": "x", "tool": "grep"}, ("invalid_input", "tool")),
             ("agent.tool_output", {"content": "x", "limit": 0}, ("invalid_input", "limit")),
             ("agent.tool_output", {"content": "\ud800"}, ("invalid_input", "content")),
-            ("agent.tool_output", {"content": "x", "tool": "read", "limit": 5}, UNSUPPORTED),
             ("agent.instructions", {**NO_TREE, "cwd": "proj"}, ("invalid_input", "cwd")),
             ("agent.instructions", {**NO_TREE, "budget": 10}, UNSUPPORTED),
             ("agent.compaction", {**ORPHAN, "window": 10}, ("invalid_input", "messages[0]")),
