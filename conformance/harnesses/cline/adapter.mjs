@@ -13,13 +13,14 @@
 //   window) and the provider-request MessageBuilder's cut (8000 characters by default).
 //   `limit` is the MessageBuilder's setting (CLINE_MESSAGE_BUILDER_MAX_TOOL_RESULT_CHARS),
 //   the only one a user sets; the executors' caps are constants of the default tools.
-// - agent.instructions: what the SDK's session start does (the session builder in
-//   dist/index.js): createUserInstructionConfigService({rules: {workspacePath: cwd}}),
-//   start(), the enabled rule records, formatRulesForSystemPrompt. The home is given
-//   with @cline/shared/storage's setHomeDir, the call ClineCore's constructor makes
-//   (setHomeDirIfUnset(os.homedir())), since the SDK reads HOME once at load. The SDK
-//   has no trust store and no instruction budget (no "trust" in any of the four
-//   bundles): `trust` is accepted and nothing is written; a budget is unsupported.
+// - agent.instructions: the rules part of the system prompt of a real session started in
+//   `cwd` (session.mjs): the session start loads the rules with
+//   createUserInstructionConfigService({rules: {workspacePath: cwd}}) and appends
+//   formatRulesForSystemPrompt's sections, sorted by name. The home is given with
+//   @cline/shared/storage's setHomeDir, the call ClineCore's constructor makes
+//   (setHomeDirIfUnset(os.homedir())), since the SDK reads HOME once at load. The SDK has
+//   no trust store and no instruction budget (no "trust" in any of the four bundles):
+//   `trust` is accepted and nothing is written; a budget is unsupported.
 // - agent.compaction, agent.summary: createContextCompactionPrepareTurn with the SDK's
 //   default strategy (agentic, the default of readCompactionStrategyGlobally), the
 //   model given as reporting only a context window (`window`), `usage` as
@@ -33,7 +34,7 @@ import { pathToFileURL } from "node:url";
 import { InvalidInput, Unsupported, ownTmp } from "../kit/errors.mjs";
 import { serve } from "../kit/serve.mjs";
 import { materialize, realPath, removeTree, virtualize } from "../kit/tree.mjs";
-import { runTool } from "./session.mjs";
+import { runInstructions, runTool } from "./session.mjs";
 
 const packageDir = process.argv[2];
 if (!packageDir || !existsSync(join(packageDir, "package.json"))) {
@@ -107,15 +108,7 @@ async function instructions(a) {
     const cwd = realPath(root, a.cwd);
     mkdirSync(home, { recursive: true });
     mkdirSync(cwd, { recursive: true });
-    storage.setHomeDir(home);
-    const service = core.createUserInstructionConfigService({ rules: { workspacePath: cwd } });
-    await service.start();
-    try {
-      const rules = service.listRecords("rule").map((record) => record.item).filter(core.isRuleEnabled);
-      return { text: virtualize(core.formatRulesForSystemPrompt(rules), root) };
-    } finally {
-      service.stop();
-    }
+    return { text: virtualize(await runInstructions(core, storage, { cwd, home }), root) };
   } finally {
     removeTree(root);
   }

@@ -145,18 +145,24 @@ class TestAnswers:
         assert result.endswith("2000 | line\n\n[Showing lines 1-2000 of 2500. " + READ_HINT + "]")
         assert len(result) <= 8000
 
-    def test_rules_of_the_cwd_only_then_the_global_file(self, impl: Implementation) -> None:
-        text = _ok(
-            impl, "agent.instructions", {"tree": RULES_TREE, "cwd": "/proj", "home": "/home"}
-        )
-        assert text == {
-            "text": "\n\n# Rules\n## Workspace AGENTS.md\nROOT\n\n## a\nA rule\n\n## b\nB rule"
-            "\n\n## Global AGENTS.md\nGLOBAL"
+    def test_rules_of_the_cwd_only_sorted_by_name(self, impl: Implementation) -> None:
+        """The session's system prompt: the cwd's AGENTS.md and rules and the global file,
+        as sections sorted by name; from a subfolder, nothing of the parent's."""
+        args = {"tree": RULES_TREE, "cwd": "/proj", "home": "/home"}
+        assert _ok(impl, "agent.instructions", args) == {
+            "text": "\n\n# Rules\n## a\nA rule\n\n## b\nB rule\n\n## Global AGENTS.md\nGLOBAL"
+            "\n\n## Workspace AGENTS.md\nROOT"
         }
-        deeper = {"tree": RULES_TREE, "cwd": "/proj/sub", "home": "/home", "trust": "untrusted"}
+        deeper = {**args, "cwd": "/proj/sub", "trust": "untrusted"}
         assert _ok(impl, "agent.instructions", deeper) == {
-            "text": "\n\n# Rules\n## Workspace AGENTS.md\nSUB\n\n## Global AGENTS.md\nGLOBAL"
+            "text": "\n\n# Rules\n## Global AGENTS.md\nGLOBAL\n\n## Workspace AGENTS.md\nSUB"
         }
+
+    def test_two_rule_files_of_one_name_give_one_section(self, impl: Implementation) -> None:
+        """`.clinerules/style.md` is dropped for `.cline/rules/style.md`, unmarked (a finding)."""
+        tree = {"proj/.clinerules/style.md": "OLD STYLE", "proj/.cline/rules/style.md": "NEW STYLE"}
+        args = {"tree": tree, "cwd": "/proj", "home": "/home"}
+        assert _ok(impl, "agent.instructions", args) == {"text": "\n\n# Rules\n## style\nNEW STYLE"}
 
     def test_compaction_trigger_from_the_estimate(self, impl: Implementation) -> None:
         """Window 10,000: 0.81 of it is the trigger; 4 x 6,000 characters is over it."""
