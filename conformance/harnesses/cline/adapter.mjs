@@ -68,8 +68,9 @@ const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uD
 let serial = 0;
 function contentFile(content) {
   if (typeof content !== "string") throw new InvalidInput("content: a string", "content");
-  // a tool's output and a file are bytes: a lone surrogate has no UTF-8 form to give them
-  if (LONE.test(content)) throw new InvalidInput("content: a lone surrogate cannot be written as a tool's output", "content");
+  // a command's output and a file are bytes: a lone surrogate has no UTF-8 form, so no
+  // command or file can give the SDK's tools this output
+  if (LONE.test(content)) throw new Unsupported("content: a lone surrogate cannot be a command's output or a file's text");
   const dir = join(ownTmp, `out-${++serial}`);
   mkdirSync(dir);
   const file = join(dir, "output.txt");
@@ -80,8 +81,10 @@ function contentFile(content) {
 async function toolOutput(a) {
   const tool = a.tool ?? "shell";
   const limit = a.limit ?? null;
-  if (limit !== null && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1)) {
-    throw new InvalidInput("limit: a positive integer (characters) or null", "limit");
+  // the setting is an environment string the SDK parses itself (a value it cannot use,
+  // 0 or below, is its default): any number is passed as written
+  if (limit !== null && (typeof limit !== "number" || !Number.isFinite(limit))) {
+    throw new InvalidInput("limit: a number (characters) or null", "limit");
   }
   if (tool !== "shell" && tool !== "read") throw new InvalidInput(`tool: 'shell' or 'read', not ${JSON.stringify(tool)}`, "tool");
   const { dir, file } = contentFile(a.content);

@@ -123,6 +123,11 @@ class TestAnswers:
         assert miscounted == "a" * 3984 + BUILT.format(n=129) + "a" * 3984
         assert 8099 - (len(miscounted) - len(BUILT.format(n=129))) == 131
 
+    def test_a_limit_the_sdk_cannot_use_is_its_default(self, impl: Implementation) -> None:
+        """The setting is parsed by the SDK: 0 is not a limit to it, so 8,000 applies."""
+        cut = _ok(impl, "agent.tool_output", {"content": "a" * 9000, "limit": 0})["content"]
+        assert len(cut) == 8000
+
     def test_shell_two_cuts_lose_the_executor_notice(self, impl: Implementation) -> None:
         """Over 48,000 the executor cuts first (its notice with the total and a hint in the
         middle), then the 8,000 cut drops that middle and counts from 48,112 (a finding)."""
@@ -204,8 +209,8 @@ class TestBadInput:
         ("op", "args", "expected"),
         [
             ("agent.tool_output", {"content": "x", "tool": "grep"}, ("invalid_input", "tool")),
-            ("agent.tool_output", {"content": "x", "limit": 0}, ("invalid_input", "limit")),
-            ("agent.tool_output", {"content": "\ud800"}, ("invalid_input", "content")),
+            ("agent.tool_output", {"content": "x", "limit": "9"}, ("invalid_input", "limit")),
+            ("agent.tool_output", {"content": "\ud800"}, UNSUPPORTED),
             ("agent.instructions", {**NO_TREE, "cwd": "proj"}, ("invalid_input", "cwd")),
             ("agent.instructions", {**NO_TREE, "budget": 10}, UNSUPPORTED),
             ("agent.compaction", {**ORPHAN, "window": 10}, ("invalid_input", "messages[0]")),
