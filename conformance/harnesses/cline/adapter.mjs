@@ -200,10 +200,10 @@ async function compaction(a) {
 async function summary(a) {
   if (typeof a.summary !== "string") throw new InvalidInput("summary: a string", "summary");
   if (!["stop", "length"].includes(a.stopReason)) throw new InvalidInput("stopReason: 'stop' or 'length'", "stopReason");
+  // not asked (below its threshold, or nothing to fold): the agent did not use the summary
   const { result, asked } = await prepareTurn(a, { text: a.summary, stopReason: a.stopReason });
-  if (asked.length === 0) throw new InvalidInput("messages: the agent asked for no summary (below its compaction threshold, or nothing to fold)", "messages");
   const summarized = (result?.messages ?? []).some((m) => m.metadata?.kind === "compaction_summary");
-  return { accepted: summarized };
+  return { accepted: asked.length > 0 && summarized };
 }
 
 await serve(

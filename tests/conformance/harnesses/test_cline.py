@@ -51,6 +51,12 @@ def _turns(count: int, chars: int) -> list[dict[str, str]]:
     return [{"role": ("user", "assistant")[i % 2], "text": "x" * chars} for i in range(count)]
 
 
+UNSUPPORTED = ("unsupported", None)
+NO_TREE = {"tree": {}, "cwd": "/p", "home": "/h"}
+ORPHAN = {"messages": [{"role": "tool", "text": "a result with no call"}]}
+SHORT_SUMMARY = {"messages": _turns(2, 10), "window": 100000, "summary": "S", "stopReason": "stop"}
+
+
 class TestInstall:
     """The committed lock and the cached install."""
 
@@ -190,15 +196,12 @@ class TestAnswers:
         assert _ok(impl, "agent.compaction", small) == {"compact": False, "keep": None}
 
     def test_a_summary_cut_at_the_length_limit_is_used(self, impl: Implementation) -> None:
+        """Over the threshold the summary is used whatever the stop reason (a finding);
+        below it, none is asked for and none used."""
         args = {"messages": _turns(20, 30000), "window": 100000, "summary": "S"}
         for reason in ("stop", "length"):
             assert _ok(impl, "agent.summary", {**args, "stopReason": reason}) == {"accepted": True}
-
-
-UNSUPPORTED = ("unsupported", None)
-NO_TREE = {"tree": {}, "cwd": "/p", "home": "/h"}
-ORPHAN = {"messages": [{"role": "tool", "text": "a result with no call"}]}
-SHORT_SUMMARY = {"messages": _turns(2, 10), "window": 100000, "summary": "S", "stopReason": "stop"}
+        assert _ok(impl, "agent.summary", SHORT_SUMMARY) == {"accepted": False}
 
 
 @pytest.mark.slow
@@ -215,7 +218,11 @@ class TestBadInput:
             ("agent.instructions", {**NO_TREE, "budget": 10}, UNSUPPORTED),
             ("agent.compaction", {**ORPHAN, "window": 10}, ("invalid_input", "messages[0]")),
             ("agent.compaction", {"messages": [], "window": 0}, ("invalid_input", "window")),
-            ("agent.summary", SHORT_SUMMARY, ("invalid_input", "messages")),
+            (
+                "agent.summary",
+                {**SHORT_SUMMARY, "stopReason": "cut"},
+                ("invalid_input", "stopReason"),
+            ),
         ],
     )
     def test_typed_error(
