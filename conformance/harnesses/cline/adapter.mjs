@@ -215,3 +215,6 @@ await serve(
   },
   { name: "cline", version, language: `node ${process.versions.node}` },
 );
+// stdin closed, every answer written (stdout to a pipe is synchronous on Linux): the SDK's
+// tool-call timeout timers (30 s) would keep Node alive for nothing
+process.exit(0);
