@@ -26,7 +26,15 @@
 //   model given as reporting only a context window (`window`), `usage` as
 //   previousRequestInputTokens. The summarizer is the SDK's own openai-compatible
 //   provider whose `fetch` (EndpointConfig.fetch, "test doubles") answers in-process
-//   with a scripted completion: nothing leaves the process.
+//   with a scripted completion: nothing leaves the process. A session enables this only
+//   when its host asks (compaction.enabled); the Cline CLI's default setting does. Not a
+//   session turn, because a session can neither stop mid-turn (after a tool result) nor
+//   take a usage before its first request. The gap: the runtime passes the prepare-turn
+//   the MessageBuilder's copy as `apiMessages`, here the messages themselves (the
+//   builder is not exported); they differ only where the builder cuts (a tool result
+//   over 8,000 characters). Run both ways: six 3,000-character tool results, window
+//   5,000: both compact; six 30,000-character ones, window 30,000: this op compacts,
+//   the session does not (it counts the results cut to 8,000).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
