@@ -27,7 +27,9 @@
 //   previousRequestInputTokens. The summarizer is the SDK's own openai-compatible
 //   provider whose `fetch` (EndpointConfig.fetch, "test doubles") answers in-process
 //   with a scripted completion: nothing leaves the process. A session enables this only
-//   when its host asks (compaction.enabled); the Cline CLI's default setting does. Not a
+//   when its host asks (compaction.enabled); the SDK's global setting reads "on" unless
+//   compactionEnabled is false (readCompactionModeGlobally; how the Cline CLI passes it
+//   on was not checked). Not a
 //   session turn, because a session can neither stop mid-turn (after a tool result) nor
 //   take a usage before its first request. The gap: the runtime passes the prepare-turn
 //   the MessageBuilder's copy as `apiMessages`, here the messages themselves (the
