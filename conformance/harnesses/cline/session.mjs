@@ -4,7 +4,9 @@
 // runTurn starts a local ClineCore session (ClineCore.create + start, as a host does;
 // tools on, act mode, auto-approved) whose model is the SDK's own openai-compatible
 // provider with an in-process `fetch` (EndpointConfig.fetch, "test doubles", @cline/llms
-// providers/config.d.ts); every request body is recorded. Nothing opens a socket.
+// providers/config.d.ts); every request body is recorded. Nothing opens a socket. As in
+// any session, a project's hook scripts (.clinerules/hooks/TaskStart, executable) run at
+// its start: a case tree with one runs it.
 //
 // - runTool: the first request is answered with one call of the SDK's tool (run_commands
 //   `cat FILE`, or read_files FILE), the second is recorded and answered "done". The
