@@ -177,7 +177,8 @@ const quiet = { log() {}, debug() {}, error() {} };
 async function prepareTurn(a, reply) {
   if (typeof a.window !== "number" || !Number.isInteger(a.window) || a.window < 1) throw new InvalidInput("window: a positive integer (tokens)", "window");
   const usage = a.usage ?? null;
-  if (usage !== null && (typeof usage !== "number" || !Number.isInteger(usage) || usage < 0)) throw new InvalidInput("usage: a non-negative integer or null", "usage");
+  // the SDK reads a usage that is no positive number as none: any number is passed as given
+  if (usage !== null && (typeof usage !== "number" || !Number.isFinite(usage))) throw new InvalidInput("usage: a number or null", "usage");
   const messages = clineMessages(a.messages);
   const asked = [];
   const endpoint = { providerId: "openai-compatible", modelId: "scripted", apiKey: "scripted", baseUrl: "http://127.0.0.1:9/v1" };
