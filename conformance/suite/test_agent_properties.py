@@ -108,6 +108,7 @@ def test_agent_compaction_trigger(
         messages += [
             {"role": "assistant", "text": f"call {index} " + "a" * 300, "toolCall": True},
             {"role": "tool", "text": f"result {index} " + "t" * 900},
+            {"role": "assistant", "text": f"read {index} " + "b" * 150},
             {"role": "user", "text": f"next {index} " + "v" * 200},
         ]
     args = {"window": WINDOW, "usage": usage, "messages": messages}

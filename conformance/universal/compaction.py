@@ -49,6 +49,8 @@ def expected_compact(terms: Terms, args: Mapping[str, Any]) -> bool | None:
     usage = args.get("usage")
     if "usage" in sources and usage is not None and _over(terms, usage, threshold):
         return True
+    if usage is not None and terms["trigger"].get("combine") == "usage-else-estimate":
+        sources = [s for s in sources if s != "estimate"]
     estimate = _estimate(terms, args["messages"]) if "estimate" in sources else None
     if estimate is not None:
         tolerance = (terms.get("estimate") or {}).get("tolerance", 0.1) * threshold

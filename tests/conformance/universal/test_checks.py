@@ -12,6 +12,7 @@ import yaml
 from conformance.errors import CorpusError
 from conformance.profiles import Profile, load_profile, profile_for
 from conformance.universal import CHECKS, NotDeclared, judge
+from conformance.universal.compaction import expected_compact
 from conformance.universal.instructions import select
 from conformance.universal.units import size
 
@@ -205,3 +206,16 @@ def test_the_pi_family_is_judged_by_the_pi_profile() -> None:
     pi = load_profile("pi")
     why = pi.not_applicable(op="agent.compaction", boundary="x", name="y", kind="case")
     assert why is not None and "own API" in why
+
+
+@pytest.mark.parametrize(
+    ("combine", "expected"), [("either", True), ("usage-else-estimate", False)]
+)
+def test_a_reported_usage_overrides_the_estimate_when_declared(
+    combine: str, expected: bool
+) -> None:
+    terms = {"trigger": {"from": ["usage", "estimate"], "at": 0.5, "combine": combine},
+             "estimate": {"chars_per_token": 4}}  # fmt: skip
+    args = {"window": 1000, "usage": 10, "messages": [{"role": "user", "text": "x" * 4000}]}
+    assert expected_compact(terms, args) is expected
+    assert expected_compact(terms, {**args, "usage": None}) is True
