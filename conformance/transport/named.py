@@ -78,6 +78,12 @@ FAMILIES: Final[Mapping[str, Family]] = {
             "conformance.harnesses.oh_my_pi",
             "npm @oh-my-pi/pi-coding-agent",
         ),
+        Family(
+            "gemini-cli",
+            "0.61.0",
+            "conformance.harnesses.gemini_cli",
+            "npm @google/gemini-cli-core",
+        ),
         Family("pi-agents-py", "0.58.3", "conformance.harnesses.pi_agents_py", "PyPI pi-agents-py"),
         Family(
             "pi-agent-harness-lc",
