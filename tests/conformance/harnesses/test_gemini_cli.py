@@ -152,7 +152,7 @@ class TestToolOutput:
         result = answer(impl, "agent.tool_output", {"content": "\n".join(lines), "tool": "read"})
         match = re.fullmatch(read["pattern"], result["content"], re.DOTALL)
         assert match is not None
-        assert match["total"] == "2500"
+        assert "Showing lines 1-2000 of 2500 total lines." in result["content"]
         assert match["head"] == "\n".join(lines[: read["limit"]])
 
     def test_the_read_tool_cuts_a_long_line_inside_a_pair(self, impl: Implementation) -> None:
@@ -235,6 +235,13 @@ class TestInstructions:
             {"tree": tree, "cwd": "/p", "home": "/home/u", "trust": "trusted"},
         )["text"]
         assert "ROOT" in text and "ABOVE" not in text
+
+    def test_without_a_marker_only_the_cwd_is_read(self, impl: Implementation) -> None:
+        """No .git anywhere: the walk stops at the working directory itself."""
+        tree = {key: value for key, value in TREE.items() if key != "p/.git/"}
+        args = {"tree": tree, "cwd": "/p/0sub", "home": "/home/u", "trust": "trusted"}
+        text = answer(impl, "agent.instructions", args)["text"]
+        assert "ZERO" in text and "ROOT" not in text
 
     def test_a_budget_is_unsupported_and_a_bad_cwd_invalid(self, impl: Implementation) -> None:
         """Gemini CLI has no instruction budget; cwd must be a directory of the tree."""
