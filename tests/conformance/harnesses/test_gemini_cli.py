@@ -299,6 +299,37 @@ class TestCompaction:
             {"compact": True, "keep": 2} if compact else {"compact": False, "keep": None}
         )
 
+    def test_a_prompt_right_after_a_tool_result_is_no_split_point(
+        self, impl: Implementation
+    ) -> None:
+        """Finding: the chat joins a tool result and the user message after it into one
+        Content, never a split point; past the threshold nothing is compressed (NOOP)."""
+        messages = [
+            {"role": "user", "text": "start"},
+            {"role": "assistant", "text": "ls", "toolCall": True},
+            {"role": "tool", "text": "t" * 900},
+            {"role": "user", "text": "next"},
+        ]
+        args = {"messages": messages, "window": 256_000, "usage": 128_000}
+        assert answer(impl, "agent.compaction", args) == {"compact": False, "keep": None}
+
+    def test_a_joined_last_prompt_leaves_no_tail(self, impl: Implementation) -> None:
+        """Finding: when the last user message shares a tool result's Content, the whole
+        history is summarized and no message is kept verbatim (keep = len)."""
+        messages = [
+            {"role": "user", "text": "a" * 500},
+            {"role": "assistant", "text": "b" * 500},
+            {"role": "user", "text": "c" * 500},
+            {"role": "assistant", "text": "ls", "toolCall": True},
+            {"role": "tool", "text": "t" * 300},
+            {"role": "user", "text": "x" * 400},
+            {"role": "assistant", "text": "d" * 50},
+        ]
+        args = {"messages": messages, "window": 256_000, "usage": 128_000}
+        assert answer(impl, "agent.compaction", args) == {"compact": True, "keep": 7}
+        shorter = {**args, "messages": [*messages[:5], {"role": "user", "text": "x" * 50}]}
+        assert answer(impl, "agent.compaction", shorter) == {"compact": True, "keep": 2}
+
     def test_another_window_is_unsupported(self, impl: Implementation) -> None:
         """The window comes from the model name: 200,000 is no Gemini model's."""
         kind, message = error_of(

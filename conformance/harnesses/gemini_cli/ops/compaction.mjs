@@ -20,9 +20,12 @@
 //
 // Messages become Contents one for one: user -> role "user" text; assistant -> role
 // "model" text (with `toolCall`, a `run_shell_command` functionCall whose `command` is the
-// text); tool -> role "user" functionResponse {output: text} of the call before it. So the
-// index of the first kept message is `messages.length - (newHistory.length - 2)`: the new
-// history is the summary, the model's acknowledgement, then the kept Contents.
+// text); tool -> role "user" functionResponse {output: text} of the call before it. The
+// chat joins consecutive Contents of one role (`coalesceConsecutiveRoles` in its
+// `getHistory`): a user message right after a tool result shares its Content. The new
+// history is the summary, the model's acknowledgement, then the kept Contents, whose parts
+// are the ones given: the first kept message is the one that gave the first kept part
+// (none kept: `messages.length`).
 //
 // agent.compaction scripts a short summary, so that the trigger and the split decide;
 // `compact` is true when the history was replaced (status COMPRESSED). agent.summary
@@ -92,6 +95,7 @@ export default async function compaction({ core, load, ownTmp, InvalidInput, Uns
   async function compress(a, summary, stopReason) {
     const model = modelFor(a.window);
     const history = contents(a.messages);
+    const owner = new Map(history.flatMap((content, index) => content.parts.map((part) => [part, index])));
     const usage = a.usage ?? null;
     if (usage !== null && typeof usage !== "number") throw new InvalidInput("usage: a number or null is needed");
     const root = materialize({ "home/user/": {}, "work/": {} });
@@ -105,8 +109,13 @@ export default async function compaction({ core, load, ownTmp, InvalidInput, Uns
       const chat = new core.GeminiChat(config, "", [], history);
       if (usage !== null) chat.lastPromptTokenCount = usage;
       const { newHistory, info } = await new ChatCompressionService().compress(chat, "ctxspec-prompt", false, model, config, false);
+      if (process.env.CTXSPEC_DEBUG) process.stderr.write(`compression: ${JSON.stringify(info)}\n`);
       const compressed = info.compressionStatus === core.CompressionStatus.COMPRESSED && newHistory != null;
-      return { compressed, keep: compressed ? history.length - (newHistory.length - 2) : null };
+      if (!compressed) return { compressed, keep: null };
+      const kept = newHistory.slice(2);
+      const keep = kept.length === 0 ? history.length : owner.get(kept[0].parts?.[0]);
+      if (keep === undefined) throw new Error("the compressed history keeps a part no message gave");
+      return { compressed, keep };
     } finally {
       removeTree(root);
     }
