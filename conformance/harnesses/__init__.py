@@ -10,7 +10,7 @@
   ops of protocol 1.4);
 - `kit`: what every harness of a language shares: one protocol loop and one tree layout
   per language (`jsonlines.py` + `tree.py` for Python, `serve.mjs` + `tree.mjs` for Node
-  and Bun).
+  and Bun), and `npm_lock.py`, the committed lock of an npm-installed harness.
 
 A family's package has `install(version, *, quiet) -> Launch` (see
 `conformance.transport.named`). Adapters convert shapes between protocol v1 and the
