@@ -152,7 +152,7 @@ BAD = [
         "--changes",
         "no such file",
     ),
-    ("impl install", ["impl", "install", "nosuchfamily@1.0"], "name", "family (oh-my-pi, pi,"),
+    ("impl install", ["impl", "install", "nosuchfamily@1.0"], "name", "(gemini-cli, oh-my-pi,"),
 ]
 
 
