@@ -6,9 +6,11 @@
 - `pi`: the real Pi at any published version (npm), its Node adapter and locks;
 - `oh_my_pi`: the fork `@oh-my-pi/pi-coding-agent`, run on Bun;
 - `pi_agents_py`, `pi_agent_harness_lc`: the PyPI ports, each in a private venv;
+- `gemini_cli`: Gemini CLI's core `@google/gemini-cli-core`, in-process on Node (the agent
+  ops of protocol 1.4);
 - `kit`: what every harness of a language shares: one protocol loop and one tree layout
   per language (`jsonlines.py` + `tree.py` for Python, `serve.mjs` + `tree.mjs` for Node
-  and Bun).
+  and Bun), and `npm_lock.py`, the committed lock of an npm-installed harness.
 
 A family's package has `install(version, *, quiet) -> Launch` (see
 `conformance.transport.named`). Adapters convert shapes between protocol v1 and the

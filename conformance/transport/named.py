@@ -79,6 +79,12 @@ FAMILIES: Final[Mapping[str, Family]] = {
             "npm @oh-my-pi/pi-coding-agent",
         ),
         Family("cline", "0.0.86", "conformance.harnesses.cline", "npm @cline/core"),
+        Family(
+            "gemini-cli",
+            "0.61.0",
+            "conformance.harnesses.gemini_cli",
+            "npm @google/gemini-cli-core",
+        ),
         Family("pi-agents-py", "0.58.3", "conformance.harnesses.pi_agents_py", "PyPI pi-agents-py"),
         Family(
             "pi-agent-harness-lc",

