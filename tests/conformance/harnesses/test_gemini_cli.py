@@ -78,7 +78,7 @@ class TestInstall:
         def no_npm(*args: object, **kwargs: object) -> None:
             raise AssertionError("npm ran again")
 
-        monkeypatch.setattr("conformance.harnesses.kit.npm_lock.run_logged", no_npm)
+        monkeypatch.setattr("conformance.transport.npm_lock.run_logged", no_npm)
         second = gemini_cli.install(VERSION, quiet=True)
         assert first == second
         node, script, package = (Path(arg) for arg in first.argv)
