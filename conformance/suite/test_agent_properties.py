@@ -94,7 +94,7 @@ def test_agent_instruction_files(
         st.none(),
         st.builds(lambda share, nudge: round(share * WINDOW) + nudge,
                   st.one_of(st.sampled_from([0.5, 0.75, 0.8, 0.9, 0.95, 1.0]), st.floats(0, 1.2)),
-                  st.integers(min_value=-1, max_value=1)),
+                  st.integers(min_value=-1, max_value=1)).map(lambda usage: max(0, usage)),
     ),
     pairs=st.integers(min_value=1, max_value=6),
 )  # fmt: skip
