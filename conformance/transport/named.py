@@ -78,6 +78,7 @@ FAMILIES: Final[Mapping[str, Family]] = {
             "conformance.harnesses.oh_my_pi",
             "npm @oh-my-pi/pi-coding-agent",
         ),
+        Family("codex", "0.171.0", "conformance.harnesses.codex", "npm @openai/codex"),
         Family("pi-agents-py", "0.58.3", "conformance.harnesses.pi_agents_py", "PyPI pi-agents-py"),
         Family(
             "pi-agent-harness-lc",

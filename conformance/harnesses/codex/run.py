@@ -1,0 +1,145 @@
+"""One run of the Codex CLI, closed off: its own HOME, no telemetry, no route out, a deadline.
+
+`codex(args, cwd=..., home=...)` starts `node <launcher> <args>` (the package's own
+entry point, which execs the binary) in `cwd` with:
+
+- `HOME` = `home` and `CODEX_HOME` = `home/.codex` (Codex's default place under HOME),
+  so the only user files it sees are the request's; nothing else of the caller's
+  environment is passed but `PATH` (no API key, no `CODEX_*`, no proxy of the caller's);
+- the telemetry switches of 0.171.0 off as `-c` overrides (`OFFLINE`), each checked to
+  be a known key by passing it a wrong type and reading the binary's refusal:
+  `analytics.enabled`, `feedback.enabled`, `check_for_update_on_startup`, and the three
+  OpenTelemetry exporters (`otel.exporter`, `otel.trace_exporter`,
+  `otel.metrics_exporter`, whose variants are `none | statsig | otlp-http | otlp-grpc`);
+- every HTTP proxy variable pointed at a closed loopback port, loopback excepted
+  (`NO_PROXY`), so a request to any other host fails at once instead of leaving;
+- stdin closed (`codex exec` otherwise waits for more input) and a hard deadline
+  (`CTXSPEC_CODEX_TIMEOUT` seconds, default 60), after which its whole process group is
+  killed: without a reachable model Codex retries for a long time.
+
+Standard library only: it runs in the adapter's process (`pyrun.py`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from collections.abc import Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+__all__ = ["OFFLINE", "CodexFailed", "Ran", "codex", "config_file", "toml_string"]
+
+OFFLINE: Final = (
+    "analytics.enabled=false",
+    "feedback.enabled=false",
+    "check_for_update_on_startup=false",
+    'otel.exporter="none"',
+    'otel.trace_exporter="none"',
+    'otel.metrics_exporter="none"',
+)
+_DEAD_PROXY: Final = "http://127.0.0.1:9"  # the discard port: nothing listens on it
+
+
+class CodexFailed(RuntimeError):
+    """Codex exited with an error or ran past its deadline; the message has its stderr."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ran:
+    stdout: bytes
+    stderr: str
+
+
+def _timeout() -> float:
+    try:
+        return float(os.environ.get("CTXSPEC_CODEX_TIMEOUT", "60"))
+    except ValueError:
+        return 60.0
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "CODEX_HOME": str(home / ".codex"),
+        "LANG": "C.UTF-8",
+        "NO_COLOR": "1",
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+    }
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        env[name] = env[name.lower()] = _DEAD_PROXY
+    return env
+
+
+def toml_string(text: str) -> str:
+    """`text` as a TOML basic string (JSON's escapes are TOML's)."""
+    return json.dumps(text)
+
+
+def config_file(home: Path) -> Path:
+    """`home/.codex/config.toml`, its folder made (Codex's user config file)."""
+    folder = home / ".codex"
+    if folder.exists() and not folder.is_dir():
+        raise CodexFailed(f"{folder} is not a directory: Codex keeps its files there")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / "config.toml"
+
+
+def codex(
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    home: Path,
+    config: Sequence[str] = (),
+    env: dict[str, str] | None = None,
+    timeout: float | None = None,
+) -> Ran:
+    """Run `codex <args>` with the `-c` overrides `OFFLINE` + `config` (see the module doc)."""
+    node, launcher = os.environ.get("CTXSPEC_NODE"), os.environ.get("CTXSPEC_CODEX")
+    if not node or not launcher:
+        raise CodexFailed("CTXSPEC_NODE and CTXSPEC_CODEX are not set (start it by --impl codex)")
+    overrides = [part for item in (*OFFLINE, *config) for part in ("-c", item)]
+    subcommand, rest = list(args[:1]), list(args[1:])
+    if subcommand == ["debug"]:  # `codex debug prompt-input`: the overrides after both words
+        subcommand, rest = list(args[:2]), list(args[2:])
+    argv = [node, launcher, *subcommand, *overrides, *rest]
+    limit = _timeout() if timeout is None else timeout
+    process = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env={**_env(home), **(env or {})},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        stdout, stderr = process.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        stdout, stderr = process.communicate()
+        raise CodexFailed(
+            f"codex {' '.join(subcommand)} ran past its {limit:g} s deadline: {_tail(stderr)}"
+        ) from None
+    finally:
+        with suppress(ProcessLookupError):  # what it left running (a tool's shell) goes too
+            os.killpg(process.pid, signal.SIGKILL)
+        if process.poll() is None:
+            process.wait()
+    if process.returncode != 0:
+        raise CodexFailed(
+            f"codex {' '.join(subcommand)} exited with status {process.returncode}: {_tail(stderr)}"
+        )
+    return Ran(stdout, stderr.decode("utf-8", "replace"))
+
+
+def _tail(stderr: bytes) -> str:
+    lines = stderr.decode("utf-8", "replace").splitlines()
+    kept = [line for line in lines if not line.startswith("WARNING: proceeding")]
+    return "\n".join(kept[-12:]) or "(nothing on stderr)"
