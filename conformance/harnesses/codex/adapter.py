@@ -22,10 +22,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance.harnesses.codex.instructions import instructions
+from conformance.harnesses.codex.tool_output import tool_output
 from conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
 
 HANDLERS: Final[dict[str, Handler]] = {
     "agent.instructions": instructions,
+    "agent.tool_output": tool_output,
 }
 
 

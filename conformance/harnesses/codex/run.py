@@ -11,6 +11,11 @@ entry point, which execs the binary) in `cwd` with:
   `analytics.enabled`, `feedback.enabled`, `check_for_update_on_startup`, and the three
   OpenTelemetry exporters (`otel.exporter`, `otel.trace_exporter`,
   `otel.metrics_exporter`, whose variants are `none | statsig | otlp-http | otlp-grpc`);
+  and the features that reach for the plugin marketplace (`plugins`, `remote_plugin`,
+  `plugin_sharing`, `apps`: with them on, `codex exec` ran `git ls-remote
+  https://github.com/openai/plugins.git HEAD` and resolved api.github.com, seen with
+  `strace -f -e trace=connect,sendto,execve`; with them off, its only connections were
+  to the loopback);
 - every HTTP proxy variable pointed at a closed loopback port, loopback excepted
   (`NO_PROXY`), so a request to any other host fails at once instead of leaving;
 - stdin closed (`codex exec` otherwise waits for more input) and a hard deadline
@@ -41,6 +46,10 @@ OFFLINE: Final = (
     'otel.exporter="none"',
     'otel.trace_exporter="none"',
     'otel.metrics_exporter="none"',
+    "features.plugins=false",
+    "features.remote_plugin=false",
+    "features.plugin_sharing=false",
+    "features.apps=false",
 )
 _DEAD_PROXY: Final = "http://127.0.0.1:9"  # the discard port: nothing listens on it
 
