@@ -53,7 +53,7 @@ def instructions(args: Args) -> dict[str, str]:
         if trust is not None:
             _record_trust(user, _project(start, root), _TRUST[trust])
         try:
-            ran = codex(["debug", "prompt-input", _PROMPT], cwd=start, home=user, config=config)
+            ran = codex(("debug", "prompt-input"), [_PROMPT], cwd=start, home=user, config=config)
         except CodexFailed as error:
             raise RuntimeError(str(virtualize(str(error), root))) from None
         text = _instruction_text(json.loads(ran.stdout))

@@ -39,6 +39,8 @@ class Reply:
     items: list[dict[str, Any]]
     input_tokens: int = 0
     output_tokens: int = 1
+    usage: bool = True  # False: `response.completed` reports no usage
+    cut: bool = False  # True: stopped at the output limit (`response.incomplete`)
 
 
 def message(text: str, item_id: str = "msg_ctxspec") -> dict[str, Any]:
@@ -72,6 +74,12 @@ def _events(number: int, reply: Reply) -> bytes:
         *({"type": "response.output_item.done", "item": item} for item in reply.items),
         {"type": "response.completed", "response": {"id": response_id, "usage": usage}},
     ]
+    if not reply.usage:
+        del events[-1]["response"]["usage"]
+    if reply.cut:  # the Responses API's end of an answer stopped at max_output_tokens
+        events[-1]["type"] = "response.incomplete"
+        events[-1]["response"]["status"] = "incomplete"
+        events[-1]["response"]["incomplete_details"] = {"reason": "max_output_tokens"}
     return b"".join(
         f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode() for event in events
     )

@@ -51,6 +51,7 @@ OFFLINE: Final = (
     "features.plugin_sharing=false",
     "features.apps=false",
 )
+_NOISE: Final = ("WARNING: proceeding", "Reading additional input from stdin")
 _DEAD_PROXY: Final = "http://127.0.0.1:9"  # the discard port: nothing listens on it
 
 
@@ -101,40 +102,40 @@ def config_file(home: Path) -> Path:
 
 
 def codex(
-    args: Sequence[str],
+    command: Sequence[str],
+    args: Sequence[str] = (),
     *,
     cwd: Path,
     home: Path,
     config: Sequence[str] = (),
     env: dict[str, str] | None = None,
+    stdin: bytes | None = None,
     timeout: float | None = None,
 ) -> Ran:
-    """Run `codex <args>` with the `-c` overrides `OFFLINE` + `config` (see the module doc)."""
+    """Run `codex <command> -c ... <args>` with the `-c` overrides `OFFLINE` + `config` (see
+    the module doc); `stdin` is its input (closed when None)."""
     node, launcher = os.environ.get("CTXSPEC_NODE"), os.environ.get("CTXSPEC_CODEX")
     if not node or not launcher:
         raise CodexFailed("CTXSPEC_NODE and CTXSPEC_CODEX are not set (start it by --impl codex)")
     overrides = [part for item in (*OFFLINE, *config) for part in ("-c", item)]
-    subcommand, rest = list(args[:1]), list(args[1:])
-    if subcommand == ["debug"]:  # `codex debug prompt-input`: the overrides after both words
-        subcommand, rest = list(args[:2]), list(args[2:])
-    argv = [node, launcher, *subcommand, *overrides, *rest]
+    argv = [node, launcher, *command, *overrides, *args]
     limit = _timeout() if timeout is None else timeout
     process = subprocess.Popen(
         argv,
         cwd=cwd,
         env={**_env(home), **(env or {})},
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
     try:
-        stdout, stderr = process.communicate(timeout=limit)
+        stdout, stderr = process.communicate(stdin, timeout=limit)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         stdout, stderr = process.communicate()
         raise CodexFailed(
-            f"codex {' '.join(subcommand)} ran past its {limit:g} s deadline: {_tail(stderr)}"
+            f"codex {' '.join(command)} ran past its {limit:g} s deadline: {_tail(stderr, stdout)}"
         ) from None
     finally:
         with suppress(ProcessLookupError):  # what it left running (a tool's shell) goes too
@@ -143,12 +144,16 @@ def codex(
             process.wait()
     if process.returncode != 0:
         raise CodexFailed(
-            f"codex {' '.join(subcommand)} exited with status {process.returncode}: {_tail(stderr)}"
+            f"codex {' '.join(command)} exited with status {process.returncode}: "
+            f"{_tail(stderr, stdout)}"
         )
     return Ran(stdout, stderr.decode("utf-8", "replace"))
 
 
-def _tail(stderr: bytes) -> str:
+def _tail(stderr: bytes, stdout: bytes) -> str:
+    """The end of stderr, and the error events of `--json` output (where exec says why)."""
     lines = stderr.decode("utf-8", "replace").splitlines()
-    kept = [line for line in lines if not line.startswith("WARNING: proceeding")]
-    return "\n".join(kept[-12:]) or "(nothing on stderr)"
+    kept = [line for line in lines if not line.startswith(_NOISE)][-12:]
+    events = stdout.decode("utf-8", "replace").splitlines()
+    kept += [line[:1000] for line in events if '"type":"error"' in line or "failed" in line][-4:]
+    return "\n".join(kept) or "(nothing on stderr)"

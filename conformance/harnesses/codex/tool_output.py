@@ -74,9 +74,10 @@ def run_exec(model: MockModel, root: Path, prompt: str, config: list[str]) -> Mo
     work, home = root / "work", root / "home"
     work.mkdir(parents=True, exist_ok=True)
     config_file(home)
-    argv = ["exec", "--json", "--skip-git-repo-check", "--ephemeral", prompt]
+    argv = ["--json", "--skip-git-repo-check", "--ephemeral", "--", prompt]
+    overrides = [*model.config(), *config]
     try:
-        codex(argv, cwd=work, home=home, config=[*model.config(), *config], env=model.env)
+        codex(("exec",), argv, cwd=work, home=home, config=overrides, env=model.env)
     except CodexFailed as error:
         raise RuntimeError(str(virtualize(str(error), root))) from None
     if model.errors or model.unexpected:
