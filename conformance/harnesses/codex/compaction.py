@@ -229,10 +229,8 @@ def _replay(turns: list[_Turn], script: _Script, root: Path, config: list[str]) 
         thread = None
         for prompt in prompts:
             args, stdin = _prompt(prompt)
-            if thread is None:
-                command, argv = ("exec",), [*options, "--", *args]
-            else:
-                command, argv = ("exec", "resume"), [*options, "--", thread, *args]
+            command: tuple[str, ...] = ("exec",) if thread is None else ("exec", "resume")
+            argv = [*options, "--", *([] if thread is None else [thread]), *args]
             ran = codex(
                 command, argv, cwd=work, home=home, config=overrides, env=model.env, stdin=stdin
             )

@@ -1,7 +1,7 @@
 """One run of the Codex CLI, closed off: its own HOME, no telemetry, no route out, a deadline.
 
-`codex(args, cwd=..., home=...)` starts `node <launcher> <args>` (the package's own
-entry point, which execs the binary) in `cwd` with:
+`codex(command, args, cwd=..., home=...)` starts `node <launcher> <command> -c ...
+<args>` (the package's own entry point, which execs the binary) in `cwd` with:
 
 - `HOME` = `home` and `CODEX_HOME` = `home/.codex` (Codex's default place under HOME),
   so the only user files it sees are the request's; nothing else of the caller's
@@ -18,9 +18,9 @@ entry point, which execs the binary) in `cwd` with:
   to the loopback);
 - every HTTP proxy variable pointed at a closed loopback port, loopback excepted
   (`NO_PROXY`), so a request to any other host fails at once instead of leaving;
-- stdin closed (`codex exec` otherwise waits for more input) and a hard deadline
-  (`CTXSPEC_CODEX_TIMEOUT` seconds, default 60), after which its whole process group is
-  killed: without a reachable model Codex retries for a long time.
+- stdin closed unless given (`codex exec` otherwise waits for more input), a hard deadline
+  (`CTXSPEC_CODEX_TIMEOUT` seconds, default 20; a run takes about 1 s), after which its
+  whole process group is killed: without a reachable model Codex retries for a long time.
 
 Standard library only: it runs in the adapter's process (`pyrun.py`).
 """
@@ -67,9 +67,9 @@ class Ran:
 
 def _timeout() -> float:
     try:
-        return float(os.environ.get("CTXSPEC_CODEX_TIMEOUT", "60"))
+        return float(os.environ.get("CTXSPEC_CODEX_TIMEOUT", "20"))
     except ValueError:
-        return 60.0
+        return 20.0
 
 
 def _env(home: Path) -> dict[str, str]:
