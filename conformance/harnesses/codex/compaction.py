@@ -16,7 +16,7 @@ turn while one waits.
 The window is Codex's own setting `model_context_window` (`-c model_context_window=W`;
 the auto-compact limit is left to Codex, which derives it from the window). `usage` is
 reported by the answer that produced the last message (as `input_tokens`, no output
-tokens); earlier answers report 0 input tokens; null reports no usage at all.
+tokens); every other answer reports 0 input tokens; null: no answer reports usage.
 
 "Its next request" is the one Codex makes after the last message: in the same turn when
 the history ends with a tool call or its result, the first request of the turn the last
@@ -172,7 +172,7 @@ class _Script:
         self.usage = usage
         self.summary, self.cut = summary, cut
         self.sent = 0
-        self.early = False  # Codex compacted before the last message was replayed
+        self.early: int | None = None  # answers sent when Codex compacted during the replay
         self.compacted = False
         self.after: dict[str, Any] | None = None  # the first other request once observing
 
@@ -180,24 +180,25 @@ class _Script:
     def observing(self) -> bool:
         return self.sent >= len(self.answers)
 
+    def _reply(self, items: list[dict[str, Any]], tokens: int = 0, cut: bool = False) -> Reply:
+        """An answer reporting `tokens` input tokens; none at all when the usage is null."""
+        reported = self.usage is not None
+        return Reply(items, input_tokens=tokens, output_tokens=0, usage=reported, cut=cut)
+
     def __call__(self, request: dict[str, Any]) -> Reply:
         if _is_compaction(request):
             if self.observing:
                 self.compacted = True
-            else:
-                self.early = True
-            return Reply([message(self.summary)], input_tokens=0, output_tokens=0, cut=self.cut)
+            elif self.early is None:
+                self.early = self.sent
+            return self._reply([message(self.summary)], cut=self.cut)
         if self.observing:
             if self.after is None:
                 self.after = request
-            return Reply([message(FILLER)], input_tokens=0, output_tokens=0)
+            return self._reply([message(FILLER)])
         items = self.answers[self.sent]
         self.sent += 1
-        if not self.observing:
-            return Reply(items, input_tokens=0, output_tokens=0)
-        if self.usage is None:
-            return Reply(items, output_tokens=0, usage=False)
-        return Reply(items, input_tokens=self.usage, output_tokens=0)
+        return self._reply(items, (self.usage or 0) if self.observing else 0)
 
 
 def _thread(stdout: bytes) -> str:
@@ -235,10 +236,11 @@ def _replay(turns: list[_Turn], script: _Script, root: Path, config: list[str]) 
                 command, argv, cwd=work, home=home, config=overrides, env=model.env, stdin=stdin
             )
             thread = thread or _thread(ran.stdout)
-            if script.early:
+            if script.early is not None:
                 raise Unsupported(
-                    "Codex compacted while the history was replayed, before its last message: "
-                    "it never holds this history uncompacted"
+                    f"Codex compacted while the history was replayed, after the model's answer "
+                    f"{script.early} of {len(script.answers)}: it never holds this history "
+                    "uncompacted"
                 )
         if model.errors or model.unexpected:
             raise RuntimeError(f"the mock model saw {model.errors + model.unexpected}")
