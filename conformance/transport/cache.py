@@ -12,21 +12,31 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
-from conformance.progress import is_terminal
+from conformance.progress import is_terminal, status
 from conformance.transport.named import InstallError
 
-__all__ = ["STAMP", "cache_root", "ensure", "run_logged"]
+__all__ = [
+    "LOCK_FILES",
+    "STAMP",
+    "cache_root",
+    "committed_lock",
+    "ensure",
+    "lock_key",
+    "run_logged",
+]
 
 STAMP: Final = ".ctxspec-installed"
+LOCK_FILES: Final = ("package.json", "package-lock.json")  # an npm install made from a lock
 
 
 def cache_root() -> Path:
@@ -35,6 +45,20 @@ def cache_root() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "ctxspec"
+
+
+def committed_lock(folder: Path) -> dict[str, bytes]:
+    """A harness's committed npm manifest and lock (`LOCK_FILES` in `folder`), by name."""
+    return {name: (folder / name).read_bytes() for name in LOCK_FILES}
+
+
+def lock_key(files: Mapping[str, bytes]) -> str:
+    """The stamp key of an install made from these files (`LOCK_FILES`): a hash of their
+    names and bytes, so a changed manifest or lock installs afresh."""
+    digest = hashlib.sha256()
+    for name in LOCK_FILES:
+        digest.update(name.encode() + b"\0" + files[name])
+    return digest.hexdigest()[:16]
 
 
 def _stamped(root: Path, key: str) -> bool:
@@ -117,3 +141,22 @@ def run_logged(command: Sequence[str], *, cwd: Path, quiet: bool, what: str) -> 
             f"{what} failed with status {completed.returncode} "
             f"(`{' '.join(command)}`): is the registry reachable? {detail}".rstrip()
         )
+
+
+def npm_from_lock(
+    work: Path, files: Mapping[str, bytes], *, verb: str, what: str, shown: str, quiet: bool
+) -> None:
+    """Write a committed manifest and lock into `work` and run `npm <verb>` there (`ci`, or
+    `install` where npm refuses the lock for `ci`), install scripts off; `what` names the
+    install in errors, `shown` is the line shown while it runs."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise InstallError(
+            f"npm is not on PATH: it is needed once, for the {what} from the npm registry "
+            "(install Node.js with npm)"
+        )
+    for name, data in files.items():
+        (work / name).write_bytes(data)
+    command = [npm, verb, "--no-audit", "--no-fund", "--ignore-scripts"]
+    with status(shown, quiet=quiet):
+        run_logged(command, cwd=work, quiet=quiet, what=f"npm {verb} of {what}")

@@ -14,7 +14,6 @@ How each op is driven is in `adapter.py`.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import platform
 import shutil
@@ -24,8 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Final
 
-from conformance.progress import status
-from conformance.transport.cache import ensure, run_logged
+from conformance.transport.cache import committed_lock, ensure, lock_key, npm_from_lock
 from conformance.transport.named import InstallError, Launch
 from conformance.transport.pyrun import PYRUN
 
@@ -43,7 +41,6 @@ _BINARY: Final = (
     "bin",
     "codex",
 )
-_FILES: Final = ("package.json", "package-lock.json")
 
 
 def _folder() -> Path:
@@ -55,14 +52,7 @@ ADAPTER: Final = _folder() / "adapter.py"
 
 def package_files() -> dict[str, bytes]:
     """The committed manifest and lock, by file name."""
-    return {name: (_folder() / name).read_bytes() for name in _FILES}
-
-
-def _key(files: dict[str, bytes]) -> str:
-    digest = hashlib.sha256()
-    for name in _FILES:
-        digest.update(name.encode() + b"\0" + files[name])
-    return digest.hexdigest()[:16]
+    return committed_lock(_folder())
 
 
 def _check(version: str) -> Callable[[Path], str | None]:
@@ -86,21 +76,11 @@ def _check(version: str) -> Callable[[Path], str | None]:
 
 def _build(version: str, files: dict[str, bytes], quiet: bool) -> Callable[[Path], None]:
     def build(work: Path) -> None:
-        npm = shutil.which("npm")
-        if npm is None:
-            raise InstallError(
-                "npm is not on PATH: it is needed once, to install Codex from the npm "
-                "registry (install Node.js with npm)"
-            )
-        for name, data in files.items():
-            (work / name).write_bytes(data)
         shown = (
             f"ctxspec: installing codex@{version} into the cache: npm ci {PACKAGE}@{version} "
             "from the committed lock (once, about 10 s and 430 MB) ..."
         )
-        command = [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"]
-        with status(shown, quiet=quiet):
-            run_logged(command, cwd=work, quiet=quiet, what=f"npm ci of codex@{version}")
+        npm_from_lock(work, files, verb="ci", what=f"codex@{version}", shown=shown, quiet=quiet)
 
     return build
 
@@ -119,7 +99,7 @@ def install(version: str, *, quiet: bool = False) -> Launch:
         raise InstallError("codex: node is not on PATH (the package's launcher is a Node script)")
     files = package_files()
     root = ensure(
-        f"codex-{version}", _key(files), _build(version, files, quiet), check=_check(version)
+        f"codex-{version}", lock_key(files), _build(version, files, quiet), check=_check(version)
     )
     env = {"CTXSPEC_CODEX": str(root.joinpath(*LAUNCHER)), "CTXSPEC_NODE": node}
     return Launch(

@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance.harnesses.codex.mock import MockModel, Reply, function_call, message
+from conformance.harnesses.codex.numbers import whole
 from conformance.harnesses.codex.run import CodexFailed, codex, config_file, toml_string
 from conformance.harnesses.codex.tool_output import TOOL
 from conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
@@ -91,14 +92,6 @@ def _messages(value: object) -> list[dict[str, Any]]:
     if value[0]["role"] != "user":
         raise Unsupported("a Codex session starts with the user's prompt: messages[0] is a user's")
     return value
-
-
-def _whole(name: str, value: object, least: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
-        raise InvalidInput(name, "must be a whole number of tokens")
-    if value < least:
-        raise InvalidInput(name, f"must be >= {least}")
-    return int(value)
 
 
 def _call_id(index: int) -> str:
@@ -249,8 +242,8 @@ def _replay(turns: list[_Turn], script: _Script, root: Path, config: list[str]) 
 def _run(args: Args, summary: str, cut: bool) -> tuple[list[dict[str, Any]], _Script]:
     """Replay `args`' history through Codex (module doc); the script holds what it saw."""
     messages = _messages(args.get("messages"))
-    window = _whole("window", args.get("window"), 1)
-    usage = None if args.get("usage") is None else _whole("usage", args.get("usage"), 0)
+    window = whole(args, "window", "tokens: model_context_window", least=1, required=True)
+    usage = whole(args, "usage", "input tokens")
     turns = _turns(messages)
     if usage is not None and not any(turn.answers for turn in turns):
         raise Unsupported("no model answer precedes the history's end to report the usage on")

@@ -27,6 +27,7 @@ import json
 from pathlib import Path
 from typing import Any, Final
 
+from conformance.harnesses.codex.numbers import whole
 from conformance.harnesses.codex.run import CodexFailed, codex, config_file, toml_string
 from conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
 from conformance.harnesses.kit.tree import laid_out, real_path, virtualize
@@ -41,7 +42,8 @@ _TRUST: Final = {"trusted": "trusted", "untrusted": "untrusted"}
 def instructions(args: Args) -> dict[str, str]:
     """The instruction text Codex puts in its first request, for this tree and setting."""
     cwd, home = _virtual(args, "cwd"), _virtual(args, "home")
-    trust, budget = args.get("trust"), _budget(args.get("budget"))
+    trust = args.get("trust")
+    budget = whole(args, "budget", "bytes: project_doc_max_bytes")
     if trust is not None and trust not in _TRUST:
         raise InvalidInput("trust", "must be 'trusted', 'untrusted' or null")
     config = [] if budget is None else [f"project_doc_max_bytes={budget}"]
@@ -65,16 +67,6 @@ def _virtual(args: Args, name: str) -> str:
     if not isinstance(value, str) or not value.startswith("/"):
         raise InvalidInput(name, "must be a virtual absolute path (/...)")
     return value
-
-
-def _budget(value: object) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
-        raise InvalidInput("budget", "must be a whole number of bytes (project_doc_max_bytes)")
-    if value < 0:
-        raise InvalidInput("budget", "must be >= 0 (project_doc_max_bytes is unsigned)")
-    return int(value)
 
 
 def _project(start: Path, root: Path) -> Path:

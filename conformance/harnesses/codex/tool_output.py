@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance.harnesses.codex.mock import MockModel, Reply, function_call, message
+from conformance.harnesses.codex.numbers import whole
 from conformance.harnesses.codex.run import CodexFailed, codex, config_file
 from conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
 from conformance.harnesses.kit.tree import virtualize
@@ -59,16 +60,6 @@ def _outputs(requests: list[dict[str, Any]]) -> list[Any]:
     ]
 
 
-def _limit(value: object) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
-        raise InvalidInput("limit", "must be a whole number of tokens (tool_output_token_limit)")
-    if value < 0:
-        raise InvalidInput("limit", "must be >= 0 (tool_output_token_limit is unsigned)")
-    return int(value)
-
-
 def run_exec(model: MockModel, root: Path, prompt: str, config: list[str]) -> MockModel:
     """`codex exec --json` in `root/work` with HOME `root/home` against `model` (serving)."""
     work, home = root / "work", root / "home"
@@ -92,7 +83,7 @@ def tool_output(args: Args) -> dict[str, str]:
         raise InvalidInput("content", "must be a string")
     if (args.get("tool") or "shell") != "shell":
         raise Unsupported("Codex has no read tool: it reads files with exec_command (shell)")
-    limit = _limit(args.get("limit"))
+    limit = whole(args, "limit", "tokens: tool_output_token_limit")
     config = [] if limit is None else [f"tool_output_token_limit={limit}"]
     with tempfile.TemporaryDirectory(prefix="ctxspec-codex-") as temp:
         root = Path(os.path.realpath(temp))

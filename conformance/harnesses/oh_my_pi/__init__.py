@@ -28,7 +28,6 @@ of `hello` (reported unsupported).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -37,8 +36,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Final
 
-from conformance.progress import status
-from conformance.transport.cache import ensure, run_logged
+from conformance.transport.cache import committed_lock, ensure, lock_key, npm_from_lock
 from conformance.transport.named import InstallError, Launch
 
 __all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
@@ -49,7 +47,6 @@ _BUN: Final = ("node_modules", "@oven", "bun-linux-x64", "bin", "bun")
 _NATIVES: Final = ("node_modules", "@oh-my-pi", "pi-natives")
 _ADDON: Final = ("node_modules", "@oh-my-pi", "pi-natives-linux-x64")
 _WORKSPACE: Final = ("workspace", "pi-natives")
-_FILES: Final = ("package.json", "package-lock.json")
 
 
 def _folder() -> Path:
@@ -61,14 +58,7 @@ ADAPTER: Final = _folder() / "adapter.mjs"
 
 def package_files() -> dict[str, bytes]:
     """The committed manifest and lock, by file name."""
-    return {name: (_folder() / name).read_bytes() for name in _FILES}
-
-
-def _key(files: dict[str, bytes]) -> str:
-    digest = hashlib.sha256()
-    for name in _FILES:
-        digest.update(name.encode() + b"\0" + files[name])
-    return digest.hexdigest()[:16]
+    return committed_lock(_folder())
 
 
 def _check(version: str) -> Callable[[Path], str | None]:
@@ -115,21 +105,13 @@ def _place_natives(root: Path) -> None:
 
 def _build(files: dict[str, bytes], quiet: bool) -> Callable[[Path], None]:
     def build(work: Path) -> None:
-        npm = shutil.which("npm")
-        if npm is None:
-            raise InstallError(
-                "npm is not on PATH: it is needed once, to install oh-my-pi and Bun from the "
-                "npm registry (install Node.js with npm)"
-            )
-        for name, data in files.items():
-            (work / name).write_bytes(data)
         shown = (
             f"ctxspec: installing oh-my-pi@18.3.4 into the cache: npm install {PACKAGE}@18.3.4 "
             "and Bun from the committed lock (once, about 1 min and 1.4 GB) ..."
         )
-        command = [npm, "install", "--no-audit", "--no-fund", "--ignore-scripts"]
-        with status(shown, quiet=quiet):
-            run_logged(command, cwd=work, quiet=quiet, what="npm install of oh-my-pi@18.3.4")
+        npm_from_lock(
+            work, files, verb="install", what="oh-my-pi@18.3.4 and Bun", shown=shown, quiet=quiet
+        )
         if (work / "package-lock.json").read_bytes() != files["package-lock.json"]:
             raise InstallError(
                 "oh-my-pi: npm resolved another tree than the committed package-lock.json"
@@ -147,7 +129,9 @@ def install(version: str, *, quiet: bool = False) -> Launch:
             f"oh-my-pi@{', '.join(SUPPORTED)} only"
         )
     files = package_files()
-    root = ensure(f"oh-my-pi-{version}", _key(files), _build(files, quiet), check=_check(version))
+    root = ensure(
+        f"oh-my-pi-{version}", lock_key(files), _build(files, quiet), check=_check(version)
+    )
     bun = root.joinpath(*_BUN)
     package_dir = root / "node_modules" / PACKAGE
     home = root / "home"
