@@ -16,6 +16,9 @@
   https://github.com/openai/plugins.git HEAD` and resolved api.github.com, seen with
   `strace -f -e trace=connect,sendto,execve`; with them off, its only connections were
   to the loopback);
+- `TMPDIR` = `home`, so the sandbox's scratch folders stay in the request's directory (an
+  empty `/tmp/codex-daemon-<uid>`, which its bubblewrap sandbox mounts over, is still
+  made in `/tmp`);
 - every HTTP proxy variable pointed at a closed loopback port, loopback excepted
   (`NO_PROXY`), so a request to any other host fails at once instead of leaving;
 - stdin closed unless given (`codex exec` otherwise waits for more input), a hard deadline
@@ -79,6 +82,7 @@ def _env(home: Path) -> dict[str, str]:
         "CODEX_HOME": str(home / ".codex"),
         "LANG": "C.UTF-8",
         "NO_COLOR": "1",
+        "TMPDIR": str(home),  # its sandbox's scratch folders go here, not in the shared /tmp
         "NO_PROXY": "127.0.0.1,localhost",
         "no_proxy": "127.0.0.1,localhost",
     }
