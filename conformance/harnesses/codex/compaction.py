@@ -2,8 +2,9 @@
 
 Codex decides to compact inside its session loop, so the history is given to it the way
 it would have happened: each user message starts a turn (the first with `codex exec`,
-the others with `codex exec resume <thread id>`, the prompt on stdin, or as the argument
-when empty), and the scripted model (`mock.py`) answers each request of a turn with the
+the others with `codex exec resume <thread id>`, the prompt as the argument, or on stdin
+when longer than one argument may be; every text with its lone surrogates as U+FFFD, as
+`run.whole_text` says), and the scripted model (`mock.py`) answers each request of a turn with the
 assistant messages that follow, in order. An assistant message with `toolCall` is answered
 as that text plus a call of Codex's shell tool (`exec_command`, `cat tool-<n>.txt`), and
 the tool message after it is what that file holds, so Codex runs the command and sends
@@ -53,7 +54,14 @@ from typing import Any, Final
 
 from conformance.harnesses.codex.mock import MockModel, Reply, function_call, message
 from conformance.harnesses.codex.numbers import whole
-from conformance.harnesses.codex.run import CodexFailed, codex, config_file, toml_string
+from conformance.harnesses.codex.run import (
+    CodexFailed,
+    codex,
+    config_file,
+    toml_string,
+    utf8,
+    whole_text,
+)
 from conformance.harnesses.codex.tool_output import TOOL
 from conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
 from conformance.harnesses.kit.tree import virtualize
@@ -113,9 +121,9 @@ def _turns(messages: list[dict[str, Any]]) -> list[_Turn]:
                 pending = []
             if turns and _open(turns[-1]):
                 turns[-1].answers.append([message(FILLER)])  # Codex waits for an answer
-            turns.append(_Turn(item["text"]))
+            turns.append(_Turn(item["text"]))  # sent as `whole_text` (_prompt)
         elif item["role"] == "assistant":
-            pending.append(message(item["text"], f"msg_ctxspec_{index}"))
+            pending.append(message(whole_text(item["text"]), f"msg_ctxspec_{index}"))
             if item.get("toolCall"):
                 call = {"cmd": f"cat {_file(index)}"}
                 pending.append(function_call(TOOL, call, _call_id(index)))
@@ -152,7 +160,8 @@ def _kept(index: int, item: dict[str, Any], request: dict[str, Any]) -> bool:
     if item["role"] == "tool":
         return _call_id(index - 1) in outputs
     said = any(
-        entry.get("role") == item["role"] and item["text"] in _texts(entry) for entry in entries
+        entry.get("role") == item["role"] and whole_text(item["text"]) in _texts(entry)
+        for entry in entries
     )
     return said and (not item.get("toolCall") or _call_id(index) in calls)
 
@@ -207,9 +216,9 @@ def _thread(stdout: bytes) -> str:
 
 def _prompt(text: str) -> tuple[list[str], bytes | None]:
     """The prompt as arguments (after `--`), or on stdin (`-`) when too long for one."""
-    if len(text.encode("utf-8", "surrogatepass")) > _ARGUMENT:
-        return ["-"], text.encode("utf-8", "surrogatepass")
-    return [text], None
+    if len(utf8(text)) > _ARGUMENT:
+        return ["-"], utf8(text)
+    return [whole_text(text)], None
 
 
 def _replay(turns: list[_Turn], script: _Script, root: Path, config: list[str]) -> None:
@@ -257,7 +266,7 @@ def _run(args: Args, summary: str, cut: bool) -> tuple[list[dict[str, Any]], _Sc
             if item["role"] == "assistant" and item.get("toolCall"):
                 following = messages[index + 1] if index + 1 < len(messages) else {}
                 text = following.get("text", "") if following.get("role") == "tool" else ""
-                (root / "work" / _file(index)).write_bytes(text.encode("utf-8", "surrogatepass"))
+                (root / "work" / _file(index)).write_bytes(utf8(text))
         try:
             _replay(turns, script, root, config)
         except CodexFailed as error:
@@ -286,10 +295,11 @@ def summary(args: Args) -> dict[str, bool]:
         raise InvalidInput("summary", "must be a non-empty string")
     if stop not in ("stop", "length"):
         raise InvalidInput("stopReason", "must be 'stop' or 'length'")
+    text = whole_text(text)
     messages, script = _run(args, text, cut=stop == "length")
     if not script.compacted:
         raise Unsupported("Codex does not compact before this request, so it asks for no summary")
-    said = {item["text"] for item in messages}
+    said = {whole_text(item["text"]) for item in messages}
     entries = (script.after or {}).get("input") or []
     found = any(
         part.endswith(text) and part not in said for entry in entries for part in _texts(entry)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 from collections.abc import Sequence
@@ -40,7 +41,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-__all__ = ["OFFLINE", "CodexFailed", "Ran", "codex", "config_file", "toml_string"]
+__all__ = [
+    "OFFLINE",
+    "CodexFailed",
+    "Ran",
+    "codex",
+    "config_file",
+    "toml_string",
+    "utf8",
+    "whole_text",
+]
 
 OFFLINE: Final = (
     "analytics.enabled=false",
@@ -89,6 +99,20 @@ def _env(home: Path) -> dict[str, str]:
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
         env[name] = env[name.lower()] = _DEAD_PROXY
     return env
+
+
+_LONE: Final = re.compile("[\ud800-\udfff]")
+
+
+def whole_text(text: str) -> str:
+    """`text` with each lone surrogate as U+FFFD: what a program prints for a wire string
+    that has one (UTF-8 has no form for it; Node writes a JavaScript string so)."""
+    return _LONE.sub("\ufffd", text)
+
+
+def utf8(text: str) -> bytes:
+    """`text` as the bytes a program prints or a file holds (`whole_text`, in UTF-8)."""
+    return whole_text(text).encode("utf-8")
 
 
 def toml_string(text: str) -> str:

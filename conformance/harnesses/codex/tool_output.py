@@ -1,6 +1,7 @@
 """`agent.tool_output` for Codex's shell tool: what `codex exec` sends back for a command.
 
-The content is written to `output.txt` in a temp workspace, and `codex exec --json`
+The content is written to `output.txt` in a temp workspace (in UTF-8, a lone surrogate
+as U+FFFD: a program cannot print one, and Node writes a string so), and `codex exec --json`
 is run there against the scripted model (`mock.py`) on the loopback. The model's
 first answer calls Codex's shell tool, `exec_command` (the name and its `cmd` argument
 as 0.171.0 declares them in its first request), with `cat output.txt` and no
@@ -30,7 +31,7 @@ from typing import Any, Final
 
 from conformance.harnesses.codex.mock import MockModel, Reply, function_call, message
 from conformance.harnesses.codex.numbers import whole
-from conformance.harnesses.codex.run import CodexFailed, codex, config_file
+from conformance.harnesses.codex.run import CodexFailed, codex, config_file, utf8
 from conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
 from conformance.harnesses.kit.tree import virtualize
 
@@ -88,7 +89,7 @@ def tool_output(args: Args) -> dict[str, str]:
     with tempfile.TemporaryDirectory(prefix="ctxspec-codex-") as temp:
         root = Path(os.path.realpath(temp))
         (root / "work").mkdir()
-        (root / "work" / _FILE).write_bytes(content.encode("utf-8", "surrogatepass"))
+        (root / "work" / _FILE).write_bytes(utf8(content))
         with MockModel(_reply) as model:
             run_exec(model, root, _PROMPT, config)
         outputs = _outputs(model.requests)
