@@ -2,10 +2,10 @@
 
 Codex decides to compact inside its session loop, so the history is given to it the way
 it would have happened: each user message starts a turn (the first with `codex exec`,
-the others with `codex exec resume <thread id>`, the prompt as the argument, or on stdin
-when longer than one argument may be; every text with its lone surrogates as U+FFFD, as
-`run.whole_text` says), and the scripted model (`mock.py`) answers each request of a turn with the
-assistant messages that follow, in order. An assistant message with `toolCall` is answered
+the others with `codex exec resume <thread id>`, the prompt as the argument, or on
+stdin when longer than one argument may be; every text with its lone surrogates as
+U+FFFD, as `run.whole_text` says), and the scripted model (`mock.py`) answers each
+request of a turn with the assistant messages that follow, in order. An assistant message with `toolCall` is answered
 as that text plus a call of Codex's shell tool (`exec_command`, `cat tool-<n>.txt`), and
 the tool message after it is what that file holds, so Codex runs the command and sends
 the result back itself (as its own `function_call_output`, its header included).
