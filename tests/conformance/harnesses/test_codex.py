@@ -92,6 +92,46 @@ class TestInstall:
         assert raised.value.field == field
 
 
+class TestReplayPlan:
+    """How a history becomes Codex turns and scripted answers (no Codex needed)."""
+
+    def test_turns_answers_and_fillers(self) -> None:
+        """A tool call ends an answer; a turn left waiting gets an `ok`; a user message
+        starts the next turn."""
+        turns = compaction._turns(
+            [
+                {"role": "user", "text": "u1"},
+                {"role": "assistant", "text": "a1"},
+                {"role": "assistant", "text": "a2", "toolCall": True},
+                {"role": "tool", "text": "t2"},
+                {"role": "user", "text": "u2"},
+                {"role": "user", "text": "u3"},
+            ]
+        )
+        assert [turn.prompt for turn in turns] == ["u1", "u2", "u3"]
+        first = turns[0].answers
+        assert [[item["type"] for item in answer] for answer in first] == [
+            ["message", "message", "function_call"],
+            ["message"],
+        ]
+        assert json.loads(first[0][2]["arguments"]) == {"cmd": "cat tool-2.txt"}
+        assert first[1][0]["content"][0]["text"] == compaction.FILLER
+        assert [answer[0]["content"][0]["text"] for answer in turns[1].answers] == ["ok"]
+        assert turns[2].answers == []
+
+    def test_keep_is_the_first_message_from_which_all_reach_the_request(self) -> None:
+        messages = [
+            {"role": "user", "text": "u1"},
+            {"role": "assistant", "text": "a1", "toolCall": True},
+            {"role": "tool", "text": "t1"},
+            {"role": "user", "text": "u2"},
+        ]
+        said = [{"type": "input_text", "text": text} for text in ("u1", "u2")]
+        request = {"input": [{"type": "message", "role": "user", "content": [s]} for s in said]}
+        kept = [compaction._kept(i, m, request) for i, m in enumerate(messages)]
+        assert kept == [True, False, False, True]
+
+
 class TestMockModel:
     """The scripted model speaks the Responses API's server-sent events."""
 
