@@ -120,7 +120,7 @@ class TestReplayPlan:
         assert turns[2].answers == []
 
     def test_keep_is_the_first_message_from_which_all_reach_the_request(self) -> None:
-        messages = [
+        messages: list[dict[str, Any]] = [
             {"role": "user", "text": "u1"},
             {"role": "assistant", "text": "a1", "toolCall": True},
             {"role": "tool", "text": "t1"},
