@@ -2,11 +2,11 @@
 
 The default set is what CI runs: ctxspec's tests, the suite against every implementation
 with a shipped expectations file (one `conform` session each: the reference, the fast
-engine, every Pi release, the fork and the ports, derived from
+engine, every Pi release, the fork, the ports and the other agents, derived from
 `conformance/expectations/*.yaml`, so a new file is a new CI session), the lint and the
 docs site (warnings as errors).
-`conform_releases` (the Pi releases) and `conform_ports` (the fork and the ports) run a
-subset of those sessions. Outside the
+`conform_releases` (the Pi releases), `conform_ports` (the fork and the ports) and
+`conform_agents` (Gemini CLI, Codex, Cline) run a subset of those sessions. Outside the
 default set: `changelog` (the bisection page), `matrix` (the HTML report over every
 implementation), `bench` and `mutants` (mutation testing of reference/, the suite as
 the killer). docs/implementations.md has each conform session's wall time.
@@ -46,7 +46,10 @@ def _shipped() -> list[str]:
 IMPLEMENTATIONS = _shipped()
 RELEASES = [name for name in IMPLEMENTATIONS if name.startswith("pi@")]
 ENGINES = ["reference", "fastengine"]  # this package's own (conformance.transport.resolve.ENGINES)
-PORTS = [name for name in IMPLEMENTATIONS if name not in ENGINES and name not in RELEASES]
+# the other coding agents: a family with a profile of its own (conformance/profiles/, Pi's aside)
+AGENT_FAMILIES = {p.stem for p in Path("conformance/profiles").glob("*.yaml")} - {"pi"}
+AGENTS = [name for name in IMPLEMENTATIONS if name.partition("@")[0] in AGENT_FAMILIES]
+PORTS = [name for name in IMPLEMENTATIONS if name not in {*ENGINES, *RELEASES, *AGENTS}]
 
 
 def install(session: nox.Session, *groups: str) -> None:
@@ -101,6 +104,13 @@ def conform_releases(session: nox.Session, impl: str) -> None:
 @nox.parametrize("impl", PORTS)
 def conform_ports(session: nox.Session, impl: str) -> None:
     """The fork and the ports alone, each in its own cache install (also `conform` sessions)."""
+    _conform(session, impl)
+
+
+@nox.session(default=False)
+@nox.parametrize("impl", AGENTS)
+def conform_agents(session: nox.Session, impl: str) -> None:
+    """The other coding agents alone (Gemini CLI, Codex, Cline; also `conform` sessions)."""
     _conform(session, impl)
 
 

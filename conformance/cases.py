@@ -28,6 +28,7 @@ from conformance import corpus_cache
 from conformance.builders import expand
 from conformance.errors import CorpusError
 from conformance.protocol import validate_args
+from conformance.universal import CHECKS
 from corpora import cases_root
 
 __all__ = [
@@ -68,6 +69,7 @@ class Case:
     args: dict[str, Any] = field(repr=False)
     expect_result: Any = field(default=None, repr=False)
     expect_error: str | None = None
+    expect_holds: tuple[str, ...] | None = None  # agent.* cases: the universal checks to pass
     status: str = "active"
     source: str = ""
 
@@ -133,6 +135,7 @@ def _parse(name: str, file: Traversable) -> list[Case]:
                 args=args,
                 expect_result=expand(expect.get("result"), where),
                 expect_error=expect.get("error"),
+                expect_holds=tuple(expect["holds"]) if "holds" in expect else None,
                 status=raw.get("status", "active"),
                 source=f"{name}#{index + 1}",
             )
@@ -190,6 +193,20 @@ def rule_index() -> dict[str, str]:
     return rules
 
 
+def _holds_problems(case: Case, where: str) -> list[str]:
+    """An agent.* case names the universal checks of its op, and is an invariant."""
+    agent_op = case.op.startswith("agent.")
+    if case.expect_holds is None:
+        return [f"{where}: an agent.* case expects `holds: [checks]`"] if agent_op else []
+    known = CHECKS.get(case.op, {})
+    problems = [f"{where}: `holds` is for agent.* ops, not {case.op}"] if not agent_op else []
+    problems += [f"{where}: {case.op} has no check {name!r} (it has {', '.join(known)})"
+                 for name in case.expect_holds if name not in known]  # fmt: skip
+    if case.level != "invariant":
+        problems.append(f"{where}: an agent.* case is an invariant (level: invariant)")
+    return problems
+
+
 _SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
 
 
@@ -209,6 +226,7 @@ def lint(cases: Iterable[Case]) -> list[str]:
             problems.append(f"{where}: rule {case.rule} is not in the index of corpora/README.md")
         if case.level == "compat" and case.expects_error and case.expect_error == "invalid_input":
             problems.append(f"{where}: an invalid_input expectation is an invariant, not Pi compat")
+        problems += _holds_problems(case, where)
         file = case.source.split("#", 1)[0]
         if behaviours.setdefault(case.behaviour, file) != file:
             problems.append(f"{where}: behaviour text repeats {behaviours[case.behaviour]}")

@@ -7,7 +7,9 @@ a result of the right type is compared with `equivalence.result_differences` (th
 fuzz shares: `compare.differences`, with grep's lines in any order), so a missing, extra
 or mistyped field is one difference among the others, never a reason to drop the rest.
 
-- `check_case(impl, case)`: raise `CaseMismatch` when the answer is not the case's.
+- `check_case(impl, case, profile)`: raise `CaseMismatch` when the answer is not the
+  case's: its expected result or error, or for an `agent.*` case the universal checks it
+  names, judged in the profile's terms (`conformance.universal`).
 - `answer(impl, op, args)`: ask one request, its top-level type checked (properties).
 - `result_of(impl, op, args)`: the result an invariant property reads (an error fails).
 - `assert_same(op, args, expected, reply)`: a differential property's comparison.
@@ -22,11 +24,13 @@ from typing import Any
 import pytest
 
 from conformance.cases import Case, rule_index
-from conformance.compare import render, render_value, shorten
+from conformance.compare import Difference, render, render_value, shorten
 from conformance.equivalence import result_differences
+from conformance.profiles import Profile
 from conformance.protocol import validate_shape
 from conformance.results import Findings
 from conformance.transport.base import Implementation, Reply
+from conformance.universal import NotDeclared, judge
 
 __all__ = [
     "CaseMismatch",
@@ -109,18 +113,20 @@ def _refused_result(op: str, reply: Reply) -> Findings:
     return Findings.refusal(op, "a result", got)
 
 
-def check_case(impl: Implementation, case: Case) -> None:
+def check_case(impl: Implementation, case: Case, profile: Profile | None = None) -> None:
     """Send the case's request; raise `CaseMismatch` (or an `AdapterError`) if it fails.
 
     The reply is judged in `_verdict`, whose frame has ended when the mismatch is raised:
     the failure's traceback holds the case, never the answer, however large.
     """
-    verdict = _verdict(impl, case)
+    verdict = _verdict(impl, case, profile)
     if verdict is not None:
         raise CaseMismatch(*verdict)
 
 
-def _verdict(impl: Implementation, case: Case) -> tuple[str, Findings] | None:
+def _verdict(
+    impl: Implementation, case: Case, profile: Profile | None
+) -> tuple[str, Findings] | None:
     """What is wrong with the implementation's reply to `case` (text and findings), or None."""
     reply = answer(impl, case.op, case.args)
     if reply.error is not None and reply.error.type == "unsupported":
@@ -143,10 +149,24 @@ def _verdict(impl: Implementation, case: Case) -> tuple[str, Findings] | None:
             + reply.error.message[:2000]
         )
         return text, _refused_result(case.op, reply)
-    found = result_differences(case.op, case.expect_result, reply.result)
+    if case.expect_holds is not None:
+        found = _universal(case, profile, reply.result)
+    else:
+        found = result_differences(case.op, case.expect_result, reply.result)
     if not found:
         return None
     return _header(case) + "\n" + render(found), Findings.of(case.op, found)
+
+
+def _universal(case: Case, profile: Profile | None, result: Any) -> list[Difference]:
+    """The universal checks `case` names, in the profile's terms (skipped as not
+    applicable where the profile declares no terms for what the case asks)."""
+    if profile is None:
+        raise ValueError(f"case {case.id}: an agent.* case is judged against a profile")
+    try:
+        return judge(profile, case.op, case.args, result, case.expect_holds)
+    except NotDeclared as error:
+        pytest.skip(f"not applicable: {error}")
 
 
 def _header(case: Case) -> str:

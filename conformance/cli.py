@@ -43,6 +43,7 @@ from conformance.cli_args import (
     USAGE_STATUS,
     Parser,
     UsageError,
+    check_agent_profile,
     check_expectations,
     check_selection,
     impl_spec,
@@ -98,6 +99,8 @@ def conform_args(options: argparse.Namespace) -> list[str]:
         args += ["-k", options.k]
     if options.expectations:
         args += ["--expectations", options.expectations]
+    if options.agent_profile:
+        args += ["--agent-profile", options.agent_profile]
     if options.junit:
         args += ["--junitxml", options.junit]
     if options.json:
@@ -129,6 +132,7 @@ def _conform(options: argparse.Namespace) -> int:
     check_selection(options.case, options.boundary, options.op)
     options.impl = canonical_name(options.impl)
     check_expectations(options.expectations, options.impl)
+    check_agent_profile(options.agent_profile, options.impl)
     try:
         prepare(options.impl)  # before pytest, so progress and errors are plain to see
     except InstallError as error:
@@ -219,6 +223,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     conform.add_argument(
         "--expectations", default=None, help="known-divergences YAML file (`none`: no file)"
+    )
+    conform.add_argument(
+        "--agent-profile",
+        default=None,
+        metavar="NAME|FILE",
+        help="the agent profile the agent.* answers are judged by: a shipped one "
+        "(gemini-cli, codex, cline, pi) or a YAML file (default: --impl's family's, else Pi's)",
     )
     conform.add_argument(
         "--junit", type=output_file, default=None, metavar="FILE", help="write JUnit XML"

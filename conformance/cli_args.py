@@ -44,6 +44,7 @@ from conformance.aliases import new_id
 from conformance.cases import load_cases
 from conformance.errors import CorpusError
 from conformance.expectations import default_expectations_file, load_expectations
+from conformance.profiles import profile_for
 from conformance.tools.changelog import parse_range
 from conformance.transport.named import ENGINE_NAMES, FAMILIES, parse_named
 from corpora.generators.logs import STREAM_FLAVOURS
@@ -57,6 +58,7 @@ __all__ = [
     "USAGE_STATUS",
     "Parser",
     "UsageError",
+    "check_agent_profile",
     "check_expectations",
     "check_selection",
     "count",
@@ -381,6 +383,15 @@ def suite_properties() -> frozenset[str]:
             ):
                 names.add(node.name)
     return frozenset(names)
+
+
+def check_agent_profile(name_or_file: str | None, impl: str) -> None:
+    """Raise `UsageError` when the agent profile (`--agent-profile`, or `impl`'s) cannot
+    be read, naming the file and what is wrong in it."""
+    try:
+        profile_for(impl, name_or_file)
+    except CorpusError as error:
+        raise UsageError("--agent-profile" if name_or_file else None, str(error)) from None
 
 
 def check_expectations(path: str | None, impl: str) -> None:

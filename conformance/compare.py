@@ -41,10 +41,14 @@ class Difference:
     actual: Any
     missing: bool = False  # the actual value lacks this path altogether
     extra: bool = False  # the actual value has a path the expectation does not
+    check: str | None = None  # a universal check this answer breaks (`conformance.universal`)
 
     @property
     def kind(self) -> str:
-        """`missing`, `extra` or `differs` (a value, a type or a list's length)."""
+        """`missing`, `extra` or `differs` (a value, a type or a list's length), or
+        `violates:<check>` for a universal check the answer breaks."""
+        if self.check is not None:
+            return f"violates:{self.check}"
         return "missing" if self.missing else "extra" if self.extra else "differs"
 
 
@@ -182,6 +186,11 @@ def render(found: list[Difference]) -> str:
     """The differences as indented lines: path, expected, actual (and bytes for strings)."""
     lines = []
     for difference in found[:_DIFFERENCES]:
+        if difference.check is not None:
+            lines.append(f"  {difference.path}: violates {difference.check}")
+            lines.append(f"    rule:   {difference.expected}")
+            lines.append(f"    actual: {difference.actual}")
+            continue
         if difference.missing:
             lines.append(
                 f"  {difference.path}: missing (expected {render_value(difference.expected)})"

@@ -50,10 +50,13 @@ from conformance.examples import (
     without_local_constants,
 )
 from conformance.expectations import Expectations, default_expectations_file, load_expectations
+from conformance.plugin_options import add_options
+from conformance.profiles import Profile, profile_for
 from conformance.protocol import PROTOCOL_VERSION
 from conformance.recording import Recording, append_failure, restarting_each_example
 from conformance.results import (
     FAILING,
+    NOT_APPLICABLE,
     REPORT_CHARS,
     classify,
     describe,
@@ -69,7 +72,7 @@ from conformance.tracebacks import forget_locals, forgetting
 from conformance.transport.named import ENGINE_NAMES, FAMILIES
 from conformance.transport.processes import join_run, run_dir
 from conformance.transport.resolve import Implementation, InstallError, open_implementation
-from conformance.transport.wire import DEFAULT_MAX_ANSWER_BYTES, WireImplementation
+from conformance.transport.wire import WireImplementation
 
 PI_VERSION: Final = FAMILIES["pi"].default_version  # the Pi the suite is pinned to
 STARTUP_FAILED_STATUS: Final = 6  # the implementation did not start: nothing was run
@@ -78,7 +81,8 @@ _records_key = pytest.StashKey[list[dict[str, Any]]]()
 _hello_key = pytest.StashKey[dict[str, Any]]()
 _probed_key = pytest.StashKey[Implementation]()
 _startup_failed_key = pytest.StashKey[str]()
-_profile_key = pytest.StashKey[str]()
+_profile_key = pytest.StashKey[str]()  # hypothesis's settings profile
+_agent_profile_key = pytest.StashKey[Profile]()  # the agent's declared terms
 
 
 def _policy(config: pytest.Config) -> dict[str, Any]:
@@ -87,52 +91,7 @@ def _policy(config: pytest.Config) -> dict[str, Any]:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("ctxspec", "ctxspec conformance")
-    group.addoption(
-        "--impl",
-        default="reference",
-        help="implementation under test: reference, fastengine, pi@0.85.0, or a command",
-    )
-    group.addoption(
-        "--expectations",
-        default=None,
-        help="known-divergences file (default: the shipped one for --impl; `none`: no file)",
-    )
-    group.addoption("--case", action="append", default=[], help="run only this case id")
-    group.addoption(
-        "--boundary",
-        action="append",
-        default=[],
-        choices=sorted(BOUNDARIES),
-        help="run only this boundary's cases and properties",
-    )
-    group.addoption("--op", action="append", default=[], help="run only cases of this op")
-    group.addoption(
-        "--request-timeout",
-        type=float,
-        default=30.0,
-        help="seconds an implementation may take for one request",
-    )
-    group.addoption(
-        "--max-answer-bytes",
-        type=int,
-        default=DEFAULT_MAX_ANSWER_BYTES,
-        help="bytes one answer line may hold; a longer one is an error (default 64 MiB)",
-    )
-    group.addoption(
-        "--explore",
-        action="store_true",
-        default=False,
-        help="random property examples (an exploration, not a verdict; --hypothesis-seed N)",
-    )
-    group.addoption(
-        "--record-requests",
-        default=None,
-        metavar="FILE",
-        help="append the requests of each failing property's minimal example here (sweep)",
-    )
-    group.addoption("--results-json", default=None, help="write one JSON record per case here")
-    group.addoption("--summary-md", default=None, help="write a Markdown summary here")
+    add_options(parser)
 
 
 def _interrupt(signum: int, _frame: object) -> None:
@@ -187,6 +146,10 @@ def pytest_configure(config: pytest.Config) -> None:
     except CorpusError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[_expectations_key] = expectations
+    try:
+        config.stash[_agent_profile_key] = profile_for(impl, config.getoption("agent_profile"))
+    except CorpusError as error:
+        raise pytest.UsageError(str(error)) from None
     config.stash[_records_key] = []
 
 
@@ -221,10 +184,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     config = metafunc.config
     known = config.stash[_expectations_key].cases
+    profile = config.stash[_agent_profile_key]
     params = []
     for case in _selected(config):
         marks: list[Any] = [getattr(pytest.mark, case.boundary)]
-        if case.id in known:
+        why = profile.not_applicable(op=case.op, boundary=case.boundary, name=case.id, kind="case")
+        if why is not None:
+            marks.append(pytest.mark.skip(reason=f"{NOT_APPLICABLE}: {why}"))
+        elif case.id in known:
             marks.append(pytest.mark.xfail(reason=known[case.id], strict=True, raises=CaseMismatch))
         params.append(pytest.param(case, id=case.id, marks=marks))
     metafunc.parametrize("golden_case", params)
@@ -245,13 +212,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             dropped.append(item)
             continue
         item.add_marker(getattr(pytest.mark, boundary))
+        name = item.originalname if isinstance(item, pytest.Function) else item.name
+        why = config.stash[_agent_profile_key].not_applicable(
+            op=marker.kwargs.get("op", ""), boundary=boundary, name=name, kind="property"
+        )
+        if why is not None:
+            item.add_marker(pytest.mark.skip(reason=f"{NOT_APPLICABLE}: {why}"))
         _forget_failing_examples(item)
         if config.stash.get(_profile_key, "verdict") not in EXPLORING_PROFILES:
             _fix_examples(item)
         if config.getoption("record_requests"):
             _record_examples(item)
-        name = item.originalname if isinstance(item, pytest.Function) else item.name
-        if name in known:
+        if name in known and why is None:
             item.add_marker(pytest.mark.xfail(reason=known[name], strict=True))
         kept.append(item)
     if dropped:
@@ -305,6 +277,12 @@ def impl(request: pytest.FixtureRequest) -> Generator[Implementation, None, None
         implementation = Recording(implementation)
     yield implementation
     implementation.close()
+
+
+@pytest.fixture(scope="session")
+def agent_profile(request: pytest.FixtureRequest) -> Profile:
+    """The declared terms `agent.*` answers are judged by (`conformance.profiles`)."""
+    return request.config.stash[_agent_profile_key]
 
 
 def _stop(config: pytest.Config, command: str, error: str) -> NoReturn:
@@ -382,7 +360,7 @@ def pytest_runtest_makereport(
                 rerun = rerun_command(impl, described["id"])
                 report.longrepr = f"{report.longrepr}\n  rerun: {rerun}"
             message = str(report.longrepr)
-        elif status == "unsupported" and isinstance(report.longrepr, tuple):
+        elif status in {"unsupported", "not-applicable"} and isinstance(report.longrepr, tuple):
             message = str(report.longrepr[2])
         findings = findings_of(excinfo.value if excinfo is not None else None)
         entry = record(
@@ -469,6 +447,7 @@ def _header(config: pytest.Config) -> dict[str, Any]:
         "implementation": config.getoption("impl"),
         "hello": config.stash.get(_hello_key, None),
         "expectations": config.stash[_expectations_key].source,
+        "profile": config.stash[_agent_profile_key].source,
         "examples": _policy(config),
         "python": sys.version.split()[0],
         "startedAt": config.stash.get(_started_key, None),

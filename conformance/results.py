@@ -42,6 +42,7 @@ __all__ = [
     "FAILING",
     "KINDS",
     "LISTED",
+    "NOT_APPLICABLE",
     "REPORT_CHARS",
     "SHOWN_DIFFERENCES",
     "STATUSES",
@@ -67,9 +68,12 @@ STATUSES: Final = (
     "failed",
     "error",
     "unsupported",
+    "not-applicable",
     "expected-failure",
     "unexpected-pass",
 )
+# the skip reason that makes a test *not applicable* (its profile's `not_applicable`)
+NOT_APPLICABLE: Final = "not applicable"
 FAILING: Final = frozenset({"failed", "error", "unexpected-pass"})  # these fail the run
 LISTED: Final = frozenset({"failed", "error", "unexpected-pass", "expected-failure"})
 CLASSED: Final = ("failed", "expected-failure")  # the statuses whose differences are classed
@@ -119,7 +123,7 @@ def class_key(op: str, path: str, kind: str) -> str:
     >>> class_key("truncate.tail", "$.firstLineExceedsLimit", "missing")
     'truncate.tail $.firstLineExceedsLimit missing'
     """
-    if kind not in KINDS:
+    if kind not in KINDS and not kind.startswith("violates:"):
         raise ValueError(f"unknown difference kind {kind!r}; kinds: {KINDS}")
     return f"{op} {class_path(path)} {kind}"
 
@@ -248,6 +252,9 @@ def classify(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str:
     if report.skipped:
         if hasattr(report, "wasxfail"):
             return "expected-failure"
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+        if reason.removeprefix("Skipped: ").startswith(NOT_APPLICABLE):
+            return "not-applicable"
         return "unsupported"
     if report.failed:
         return "unexpected-pass" if excinfo is None else "failed"

@@ -66,7 +66,8 @@ def _projects_to(entry: Entry, roles: frozenset[str]) -> bool:
     if type(entry) is dict and entry.get("type") == "message":
         message = entry.get("message")
         if type(message) is dict:  # the usual entry: no ABC check
-            return message.get("role") in roles
+            role = message.get("role")
+            return isinstance(role, str) and role in roles
     return projects_to(entry, roles)
 
 

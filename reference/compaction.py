@@ -26,6 +26,7 @@ from reference.file_ops import (
     file_op_calls,
     previous_file_ops,
 )
+from reference.messages import role_of
 from reference.session import (
     build_session_context,
     js_truthy,
@@ -176,7 +177,7 @@ def projects_to(entry: Entry, roles: frozenset[str]) -> bool:
         message = entry.get("message")
         if not isinstance(message, Mapping):
             raise InvalidInput("message", "a message entry needs a message object")
-        return message.get("role") in roles
+        return role_of(message) in roles
     if kind == "branch_summary" and not js_truthy(entry.get("summary")):
         return False  # no message at all
     return isinstance(kind, str) and _ENTRY_ROLES.get(kind, "") in roles

@@ -27,6 +27,7 @@ __all__ = [
     "create_branch_summary_message",
     "create_compaction_summary_message",
     "create_custom_message",
+    "role_of",
 ]
 
 COMPACTION_SUMMARY_PREFIX: Final = (
@@ -46,6 +47,13 @@ _SUMMARY_FRAMES: Final = {
 }
 
 Message = Mapping[str, Any]
+
+
+def role_of(message: Mapping[str, Any]) -> str | None:
+    """A message's role as Pi's `===` and `switch` compare it: a string, else None (a role
+    that is a list or an object matches no rule, and is never a key to look up)."""
+    role = message.get("role")
+    return role if isinstance(role, str) else None
 
 
 def bash_execution_to_text(message: Message) -> str:
@@ -78,7 +86,7 @@ def convert_to_llm(messages: Sequence[Message]) -> tuple[dict[str, Any], ...]:
     """
     out: list[dict[str, Any]] = []
     for message in messages:
-        role = message.get("role")
+        role = role_of(message)
         # MSG-1: user, assistant and toolResult pass through as they are
         if role in PASS_THROUGH_ROLES:
             out.append(dict(message))

@@ -36,6 +36,7 @@ from reference.messages import (
     create_branch_summary_message,
     create_compaction_summary_message,
     create_custom_message,
+    role_of,
 )
 from reference.session_file import *  # noqa: F403  (every name re-exported: `__all__`)
 
@@ -324,7 +325,7 @@ def message_of(entry: Entry) -> dict[str, Any]:
             raise InvalidInput("message", "a message entry needs a message object")
         message = dict(message)
     # SS-2: null content of a user/assistant/toolResult message reads as []
-    if message.get("content") is None and message.get("role") in MESSAGE_ROLES_WITH_CONTENT:
+    if message.get("content") is None and role_of(message) in MESSAGE_ROLES_WITH_CONTENT:
         return {**message, "content": []}
     return message
 

@@ -22,6 +22,7 @@ from typing import Any, Final
 from reference._jsjson import js_stringify
 from reference._utf16 import code_units
 from reference.errors import InvalidInput
+from reference.messages import role_of
 
 __all__ = [
     "ESTIMATED_IMAGE_CHARS",
@@ -138,7 +139,7 @@ def estimate_tokens(message: Message) -> int:
     >>> estimate_tokens({"role": "user", "content": blocks})
     1201
     """
-    role = message.get("role")
+    role = role_of(message)
     # CP-2: every rule below counts code units and rounds the quarter up
     if role in _CONTENT_ROLES:
         chars = _content_chars(message.get("content"))

@@ -1,11 +1,13 @@
-"""Every golden case of the corpus, one test item per case id (see plugin.py)."""
+"""Every golden case of the corpus, one test item per case id (see plugin.py); an agent.*
+case is judged in the profile's terms."""
 
 from __future__ import annotations
 
 from conformance.cases import Case
 from conformance.check import check_case
+from conformance.profiles import Profile
 from conformance.transport.base import Implementation
 
 
-def test_case(golden_case: Case, impl: Implementation) -> None:
-    check_case(impl, golden_case)
+def test_case(golden_case: Case, impl: Implementation, agent_profile: Profile) -> None:
+    check_case(impl, golden_case, agent_profile)

@@ -1,0 +1,207 @@
+"""The universal checks judge answers in a profile's terms: a sound answer passes every
+check, and each kind of broken answer breaks the check that names it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conformance.errors import CorpusError
+from conformance.profiles import Profile, load_profile, profile_for
+from conformance.universal import CHECKS, NotDeclared, judge
+from conformance.universal.instructions import select
+from conformance.universal.units import size
+
+HEAD_TAIL = {
+    "unit": "utf16", "limit": 40, "keeps": "head+tail", "recover": "path", "source": "test",
+    "pattern": r"(?P<head>.*)\n\[(?P<omitted>\d+) omitted, see (?P<path>\S*)\]\n(?P<tail>.*)",
+}  # fmt: skip
+PROFILE = {
+    "agent": "test-agent", "title": "Test", "versions": ["1.0.0"], "not_applicable": [],
+    "tool_output": {"shell": HEAD_TAIL},
+    "instructions": {"global": [".t/RULES.md"], "names": ["RULES.md"], "walk": "up-to-marker",
+                     "markers": [".git"], "order": "root-to-leaf", "source": "test",
+                     "budget": {"unit": "bytes", "limit": 30, "covers": "project"},
+                     "cut_marker": None},
+    "trust": {"gates": ["project-instructions"], "source": "test"},
+    "compaction": {"trigger": {"from": ["usage"], "at": 0.5}, "source": "test",
+                   "keep_tail": {"share": 0.3, "unit": "chars"}},
+}  # fmt: skip
+
+
+@pytest.fixture
+def profile(tmp_path: Path) -> Profile:
+    path = tmp_path / "test-agent.yaml"
+    path.write_text(yaml.safe_dump(PROFILE), "utf-8")
+    return load_profile(str(path))
+
+
+def _cut(content: str, head: int, tail: int) -> str:
+    omitted = len(content) - head - tail
+    return f"{content[:head]}\n[{omitted} omitted, see /tmp/out]\n{content[len(content) - tail :]}"
+
+
+def kinds(found: list[Any]) -> set[str]:
+    return {difference.kind for difference in found}
+
+
+def test_a_sound_cut_passes_every_check(profile: Profile) -> None:
+    content = "x" * 100
+    result = {"content": _cut(content, 5, 5), "saved": content}
+    found = judge(profile, "agent.tool_output", {"content": content, "limit": 60}, result)
+    assert found == []
+
+
+def test_a_cut_between_surrogate_halves_breaks_whole_characters(profile: Profile) -> None:
+    content = "😀" * 50
+    split = _cut(content, 2, 2).replace("😀\n[", "\ud83d\n[", 1)
+    found = judge(profile, "agent.tool_output", {"content": content, "limit": 200},
+                  {"content": split}, ["whole-characters"])  # fmt: skip
+    assert kinds(found) == {"violates:whole-characters"}
+
+
+def test_a_marker_over_the_limit_breaks_fits_budget(profile: Profile) -> None:
+    content = "y" * 100
+    found = judge(profile, "agent.tool_output", {"content": content, "limit": 20},
+                  {"content": _cut(content, 10, 10)})  # fmt: skip
+    assert kinds(found) == {"violates:fits-budget"}
+
+
+def test_an_unmarked_change_and_a_wrong_count_break_marked(profile: Profile) -> None:
+    content = "z" * 100
+    args = {"content": content, "limit": 200}
+    assert kinds(judge(profile, "agent.tool_output", args, {"content": content[:50]})) >= {
+        "violates:marked"
+    }
+    lying = _cut(content, 5, 5).replace("[90 omitted", "[80 omitted")
+    assert kinds(judge(profile, "agent.tool_output", args, {"content": lying}, ["marked"])) == {
+        "violates:marked"
+    }
+
+
+def test_a_tail_that_is_not_a_suffix_breaks_true_cut(profile: Profile) -> None:
+    content = "0123456789" * 10
+    wrong = _cut(content, 5, 5)[:-1] + "X"
+    found = judge(profile, "agent.tool_output", {"content": content, "limit": 999},
+                  {"content": wrong}, ["true-cut"])  # fmt: skip
+    assert kinds(found) == {"violates:true-cut"}
+
+
+def test_a_saved_output_missing_a_character_breaks_saved_whole(profile: Profile) -> None:
+    content = "a😀" * 30
+    result = {"content": _cut(content, 3, 3), "saved": content[:-1]}
+    found = judge(profile, "agent.tool_output", {"content": content}, result, ["saved-whole"])
+    assert kinds(found) == {"violates:saved-whole"}
+
+
+def test_a_tool_the_profile_does_not_declare_is_not_declared(profile: Profile) -> None:
+    with pytest.raises(NotDeclared, match=r"tool_output\.read"):
+        judge(profile, "agent.tool_output", {"content": "", "tool": "read"}, {"content": ""})
+
+
+TREE = {
+    "home/u/.t/RULES.md": "GLOBAL rules",
+    "ws/p/.git/": {},
+    "ws/p/RULES.md": "ROOT rules",
+    "ws/p/0sub/RULES.md": "ZERO rules",
+    "ws/RULES.md": "ABOVE the git root",
+}
+ARGS = {"tree": TREE, "cwd": "/ws/p/0sub", "home": "/home/u"}
+
+
+def test_select_walks_to_the_marker_root_to_leaf_global_first(profile: Profile) -> None:
+    paths = [f.path for f in select(profile.data["instructions"], ARGS)]
+    assert paths == ["/home/u/.t/RULES.md", "/ws/p/RULES.md", "/ws/p/0sub/RULES.md"]
+
+
+def test_files_sorted_as_strings_break_declared_order(profile: Profile) -> None:
+    sound = {"text": "GLOBAL rules\n\nROOT rules\n\nZERO rules"}
+    assert judge(profile, "agent.instructions", ARGS, sound) == []
+    sorted_ = {"text": "GLOBAL rules\n\nZERO rules\n\nROOT rules"}
+    assert kinds(judge(profile, "agent.instructions", ARGS, sorted_)) == {"violates:declared-order"}
+
+
+def test_a_silently_clipped_file_breaks_selected_files_present(profile: Profile) -> None:
+    clipped = {"text": "GLOBAL rules\n\nROOT rules\n\nZERO rul"}
+    found = judge(profile, "agent.instructions", ARGS, clipped, ["selected-files-present"])
+    assert kinds(found) == {"violates:selected-files-present"}
+    assert "cut to" in str(found[0].actual)
+
+
+def test_a_byte_cut_inside_a_character_breaks_whole_characters(profile: Profile) -> None:
+    args = {**ARGS, "tree": {"ws/p/.git/": {}, "ws/p/RULES.md": "é" * 20}, "cwd": "/ws/p"}
+    found = judge(profile, "agent.instructions", args, {"text": "é" * 12 + "\ufffd"})
+    assert "violates:whole-characters" in kinds(found)
+
+
+def test_an_untrusted_project_file_in_the_prompt_breaks_untrusted_gated(
+    profile: Profile,
+) -> None:
+    args = {**ARGS, "trust": "untrusted"}
+    assert judge(profile, "agent.instructions", args, {"text": "GLOBAL rules"}) == []
+    leaked = judge(profile, "agent.instructions", args, {"text": "GLOBAL rules\nROOT rules"})
+    assert kinds(leaked) == {"violates:untrusted-gated"}
+
+
+MESSAGES = [{"role": "user", "text": "u" * 100}, {"role": "assistant", "text": "a" * 100,
+            "toolCall": True}, {"role": "tool", "text": "t" * 100},
+            {"role": "assistant", "text": "b" * 100}]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("usage", "compact", "broken"),
+    [(4999, False, set()), (5000, True, set()), (5000, False, {"violates:trigger-usage"}),
+     (4999, True, {"violates:trigger-usage"})],
+)  # fmt: skip
+def test_usage_at_the_declared_share_triggers(
+    profile: Profile, usage: int, compact: bool, broken: set[str]
+) -> None:
+    args = {"window": 10_000, "usage": usage, "messages": MESSAGES}
+    result = {"compact": compact, "keep": 3 if compact else None}
+    assert kinds(judge(profile, "agent.compaction", args, result, ["trigger-usage"])) == broken
+
+
+def test_a_tail_starting_at_a_tool_result_breaks_tool_pair_whole(profile: Profile) -> None:
+    args = {"window": 10_000, "usage": 9000, "messages": MESSAGES}
+    found = judge(profile, "agent.compaction", args, {"compact": True, "keep": 2})
+    assert "violates:tool-pair-whole" in kinds(found)
+
+
+def test_a_length_cut_summary_accepted_breaks_the_check(profile: Profile) -> None:
+    args = {"window": 1, "messages": [], "summary": "x", "stopReason": "length"}
+    assert kinds(judge(profile, "agent.summary", args, {"accepted": True})) == {
+        "violates:length-cut-refused"
+    }
+    assert judge(profile, "agent.summary", args, {"accepted": False}) == []
+
+
+def test_units_count_as_declared() -> None:
+    text = "aé😀\ud83d"
+    assert [size(text, unit) for unit in ("utf16", "codepoints", "bytes")] == [5, 4, 10]
+    assert size("x" * 9, "tokens", {"bytes": 4}) == 3
+
+
+def test_every_check_has_a_docstring() -> None:
+    for checks in CHECKS.values():
+        for name, check in checks.items():
+            assert check.__doc__, name
+
+
+def test_a_broken_profile_is_refused_naming_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump({**PROFILE, "tool_output": {"shell": {"unit": "furlongs"}}}))
+    with pytest.raises(CorpusError, match=r"bad\.yaml: at tool_output/shell"):
+        load_profile(str(path))
+    with pytest.raises(CorpusError, match="no profile 'nope'"):
+        load_profile("nope")
+
+
+def test_the_pi_family_is_judged_by_the_pi_profile() -> None:
+    for impl in ("reference", "fastengine", "pi@1.6.0", "oh-my-pi@18.3.4", "./my-port"):
+        assert profile_for(impl).name == "pi"
+    pi = load_profile("pi")
+    why = pi.not_applicable(op="agent.compaction", boundary="x", name="y", kind="case")
+    assert why is not None and "own API" in why

@@ -1,0 +1,103 @@
+"""A fake coding agent that answers the agent ops, for testing the universal checks end to
+end (profile: `profile.yaml` beside it).
+
+    python tests/support/fake_agent/agent.py [split-pairs] [sorted-files] [late-compaction]
+
+Sound unless a mode says otherwise:
+  split-pairs      cuts tool output by code points of the UTF-16 form, so an odd limit
+                   leaves a lone surrogate (Gemini CLI's fault)
+  sorted-files     joins instruction files sorted as strings (Gemini CLI's fault)
+  late-compaction  compacts at 0.9 of the window where its profile declares 0.5
+"""
+
+from __future__ import annotations
+
+import posixpath
+import sys
+from typing import Any
+
+from conformance.harnesses.kit.jsonlines import Args, Unsupported, dispatch, serve
+
+MODES = set(sys.argv[1:])
+MARKER = "\n[{omitted} cut, see /tmp/f]\n"
+
+
+def _units(text: str) -> list[str]:
+    """`text` as UTF-16 code units, each a one-character string (halves of a pair apart)."""
+    units = []
+    for char in text:
+        if ord(char) > 0xFFFF:
+            value = ord(char) - 0x10000
+            units += [chr(0xD800 + (value >> 10)), chr(0xDC00 + (value & 0x3FF))]
+        else:
+            units.append(char)
+    return units
+
+
+def _joined(units: list[str]) -> str:
+    return "".join(units).encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+
+
+def tool_output(args: Args) -> dict[str, Any]:
+    if args.get("tool", "shell") != "shell":
+        raise Unsupported("the fake agent has only a shell tool")
+    content, limit = args["content"], args.get("limit")
+    budget = 200 if limit is None else int(limit)
+    units = _units(content)
+    if len(units) <= budget:
+        return {"content": content, "saved": None}
+    room = max(0, budget - len(MARKER.format(omitted=len(units))))
+    head, tail = room // 2, room - room // 2
+    if "split-pairs" not in MODES:  # move both cuts off the middle of a pair
+        while head and 0xD800 <= ord(units[head - 1]) <= 0xDBFF:
+            head -= 1
+        while tail and 0xDC00 <= ord(units[len(units) - tail]) <= 0xDFFF:
+            tail -= 1
+    kept_head, kept_tail = units[:head], units[len(units) - tail :] if tail else []
+    omitted = len(units) - head - tail
+    text = _joined(kept_head) + MARKER.format(omitted=omitted) + _joined(kept_tail)
+    return {"content": text, "saved": content}
+
+
+def _files(tree: dict[str, Any]) -> dict[str, str]:
+    return {"/" + p: (v if isinstance(v, str) else v.get("content", ""))
+            for p, v in tree.items() if not p.endswith("/")}  # fmt: skip
+
+
+def instructions(args: Args) -> dict[str, Any]:
+    files = _files(args["tree"])
+    chain = [args["cwd"]]
+    while chain[-1] != "/":
+        chain.append(posixpath.dirname(chain[-1]))
+    found = [posixpath.join(d, "AGENTS.md") for d in reversed(chain)]
+    found = [p for p in found if p in files]
+    if args.get("trust") == "untrusted":
+        found = []
+    if "sorted-files" in MODES:
+        found.sort()
+    return {"text": "\n\n".join(files[p].strip() for p in found)}
+
+
+def compaction(args: Args) -> dict[str, Any]:
+    share = 0.9 if "late-compaction" in MODES else 0.5
+    usage = args.get("usage")
+    compact = usage is not None and usage >= share * args["window"]
+    messages = args["messages"]
+    keep = None
+    if compact:
+        keep = max(0, len(messages) - 2)
+        while keep and messages[keep]["role"] == "tool":
+            keep -= 1
+    return {"compact": compact, "keep": keep}
+
+
+HELLO = {"protocol": 1, "implementation": {"name": "fake-agent", "version": "0.0.0",
+         "language": "python"}}  # fmt: skip
+HANDLERS = {
+    "agent.tool_output": tool_output,
+    "agent.instructions": instructions,
+    "agent.compaction": compaction,
+}
+
+if __name__ == "__main__":
+    serve(dispatch(HANDLERS, HELLO))
