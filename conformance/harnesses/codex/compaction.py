@@ -2,17 +2,17 @@
 
 Codex decides to compact inside its session loop, so the history is given to it the way
 it would have happened: each user message starts a turn (the first with `codex exec`,
-the others with `codex exec resume <thread id>`, the prompt as the argument, or on
-stdin when longer than one argument may be; every text with its lone surrogates as
-U+FFFD, as `run.whole_text` says), and the scripted model (`mock.py`) answers each
-request of a turn with the assistant messages that follow, in order. An assistant message with `toolCall` is answered
-as that text plus a call of Codex's shell tool (`exec_command`, `cat tool-<n>.txt`), and
-the tool message after it is what that file holds, so Codex runs the command and sends
-the result back itself (as its own `function_call_output`, its header included).
-Consecutive assistant messages without a tool call are one answer. A turn the history
-leaves waiting for the model (a user message right after a user message or a tool
-result) is ended by an answer `ok` before the next user message: Codex cannot start a
-turn while one waits.
+the others with `codex exec resume <thread id>`, the prompt as the argument, or on stdin
+when longer than one argument may be; every text with its lone surrogates as U+FFFD, as
+`run.whole_text` says), and the scripted model (`mock.py`) answers each request of a
+turn with the assistant messages that follow, in order. An assistant message with
+`toolCall` is answered as that text plus a call of Codex's shell tool (`exec_command`,
+`cat tool-<n>.txt`), and the tool message after it is what that file holds, so Codex
+runs the command and sends the result back itself (as its own `function_call_output`,
+its header included). Consecutive assistant messages without a tool call are one answer.
+A turn the history leaves waiting for the model (a user message right after a user
+message or a tool result) is ended by an answer `ok` before the next user message: Codex
+cannot start a turn while one waits.
 
 The window is Codex's own setting `model_context_window` (`-c model_context_window=W`;
 the auto-compact limit is left to Codex, which derives it from the window). `usage` is
@@ -28,9 +28,9 @@ text (`compact_prompt`, Codex's own setting) so the request is recognised withou
 reading Codex's default prompt. The scripted summary answers it, and `keep` is read from
 the request that follows: the first index from which every message reaches it verbatim
 (a user message as the same `input_text`, an assistant message as the same
-`output_text`, a tool result as the output of the same call). In 0.171.0 Codex keeps
-the user messages and drops the rest, so a history that ends with an assistant or a
-tool message keeps none (`keep` = its length).
+`output_text`, a tool result as the output of the same call). In 0.171.0 Codex keeps the
+user messages and drops the rest, so a history that ends with an assistant or a tool
+message keeps none (`keep` = its length).
 
 `agent.summary` replays the same way and answers the compaction request with the given
 summary, stopped at the output limit when `stopReason` is `length` (the Responses API's

@@ -2,12 +2,13 @@
 
 `codex debug prompt-input` ("Render the model-visible prompt input list as JSON") builds
 the first request's input list as a session would, without calling a model. The tree is
-laid out in a temp directory (`kit/tree.py`), Codex is started in `cwd` with HOME =
-`home` (`run.py`: CODEX_HOME = `home/.codex`, where Codex keeps its global `AGENTS.md`
-and `config.toml`), and the answer is the one `input_text` that carries the instruction
-files: the one starting `# AGENTS.md instructions` (in 0.171.0: `# AGENTS.md
-instructions for <cwd>`, then the files inside `<INSTRUCTIONS>` ... `</INSTRUCTIONS>`),
-with the temp root taken out of it. No such item (no file loaded) answers `""`.
+laid out in a temp directory (`kit/tree.py`; `cwd` made when the tree has nothing in
+it), Codex is started in `cwd` with HOME = `home` (`run.py`: CODEX_HOME = `home/.codex`,
+where Codex keeps its global `AGENTS.md` and `config.toml`), and the answer is the one
+`input_text` that carries the instruction files: the one starting `# AGENTS.md
+instructions` (in 0.171.0: `# AGENTS.md instructions for <cwd>`, then the files inside
+`<INSTRUCTIONS>` ... `</INSTRUCTIONS>`), with the temp root taken out of it. No such
+item (no file loaded) answers `""`.
 
 - `budget`: Codex's own setting `project_doc_max_bytes` (bytes; a usize, so a whole
   number >= 0), given as `-c project_doc_max_bytes=N`; null = Codex's default.
@@ -49,8 +50,9 @@ def instructions(args: Args) -> dict[str, str]:
     config = [] if budget is None else [f"project_doc_max_bytes={budget}"]
     with laid_out(args.get("tree"), prefix="ctxspec-codex-") as root:
         start, user = Path(real_path(root, cwd)), Path(real_path(root, home))
-        if not start.is_dir():
-            raise InvalidInput("cwd", f"{cwd} is not a directory of the tree")
+        if start.exists() and not start.is_dir():
+            raise InvalidInput("cwd", f"{cwd} is a file of the tree, not a directory")
+        start.mkdir(parents=True, exist_ok=True)  # Codex starts in it: it must exist
         config_file(user)  # Codex refuses a CODEX_HOME that does not exist
         if trust is not None:
             _record_trust(user, _project(start, root), _TRUST[trust])

@@ -74,6 +74,7 @@ class TestInstall:
             (instructions.instructions, {**_PLACE, "budget": 1.5}, "budget"),
             (instructions.instructions, {**_PLACE, "trust": "yes"}, "trust"),
             (instructions.instructions, {**_PLACE, "cwd": "ws"}, "cwd"),
+            (instructions.instructions, {**_PLACE, "tree": {"f": "x"}, "cwd": "/f"}, "cwd"),
             (tool_output.tool_output, {"content": 3}, "content"),
             (tool_output.tool_output, {"content": "x", "limit": -1}, "limit"),
             (compaction.compaction, {"messages": [], "window": 10}, "messages"),
