@@ -85,6 +85,7 @@ FAMILIES: Final[Mapping[str, Family]] = {
             "conformance.harnesses.gemini_cli",
             "npm @google/gemini-cli-core",
         ),
+        Family("codex", "0.171.0", "conformance.harnesses.codex", "npm @openai/codex"),
         Family("pi-agents-py", "0.58.3", "conformance.harnesses.pi_agents_py", "PyPI pi-agents-py"),
         Family(
             "pi-agent-harness-lc",
