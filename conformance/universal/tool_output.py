@@ -3,7 +3,9 @@
 The profile's `tool_output.<tool>` declares the unit, the default limit, what survives a
 cut (head, tail, or head and tail), the pattern a cut result matches (its groups `head`
 and `tail` are the kept text, `omitted`/`total` the counts it states, `path` where the
-rest is) and how the rest can be recovered. Every check reads those terms, never Pi's.
+rest is) and how the rest can be recovered; an agent that wraps every result in a header
+declares it as an `envelope` whose group `body` the checks read (the budget counts the
+whole result). Every check reads those terms, never Pi's.
 """
 
 from __future__ import annotations
@@ -33,8 +35,16 @@ def _size(text: str, terms: Terms, unit: str | None = None) -> int:
     return size(text, unit or terms["unit"], terms.get("per_token"))
 
 
+def _body(terms: Terms, output: str) -> str:
+    """The output inside the agent's declared envelope (all of it without one, or where
+    the envelope itself was cut)."""
+    envelope = terms.get("envelope")
+    match = re.fullmatch(envelope, output, re.DOTALL) if envelope else None
+    return match["body"] if match is not None else output
+
+
 def _cut(terms: Terms, output: str) -> re.Match[str] | None:
-    return re.fullmatch(terms["pattern"], output, re.DOTALL)
+    return re.fullmatch(terms["pattern"], _body(terms, output), re.DOTALL)
 
 
 def _number(text: str | None) -> int | None:
@@ -63,7 +73,8 @@ def whole_characters(terms: Terms, args: Mapping[str, Any], result: Any) -> list
 
 def unchanged_within_limit(terms: Terms, args: Mapping[str, Any], result: Any) -> list[Difference]:
     """An output within the limit reaches the model as it came."""
-    content, output, limit = args["content"], result["content"], _limit(terms, args)
+    content, limit = args["content"], _limit(terms, args)
+    output = _body(terms, result["content"])
     if _size(content, terms) <= limit and output != content:
         return [_violation(
             "unchanged-within-limit",
@@ -77,7 +88,7 @@ def marked(terms: Terms, args: Mapping[str, Any], result: Any) -> list[Differenc
     """A changed output carries the declared marker, which says what was dropped (its
     counts right) and how to get it back."""
     content, output = args["content"], result["content"]
-    if output == content:
+    if _body(terms, output) == content:
         return []
     match = _cut(terms, output)
     if match is None:
@@ -105,7 +116,7 @@ def marked(terms: Terms, args: Mapping[str, Any], result: Any) -> list[Differenc
 def true_cut(terms: Terms, args: Mapping[str, Any], result: Any) -> list[Difference]:
     """The kept text is a true prefix, suffix, or prefix plus suffix of the output."""
     content, output = args["content"], result["content"]
-    match = _cut(terms, output) if output != content else None
+    match = _cut(terms, output) if _body(terms, output) != content else None
     if match is None:
         return []  # unchanged, or unmarked (`marked` says so)
     groups = match.groupdict()
@@ -124,7 +135,7 @@ def fits_budget(terms: Terms, args: Mapping[str, Any], result: Any) -> list[Diff
     """What reaches the model fits the declared limit, marker included; a limit smaller
     than the marker itself allows the marker alone (nothing kept)."""
     output, limit = result["content"], _limit(terms, args)
-    match = _cut(terms, output) if output != args["content"] else None
+    match = _cut(terms, output) if _body(terms, output) != args["content"] else None
     allowed = limit
     if match is not None:
         kept = (match.groupdict().get("head") or "") + (match.groupdict().get("tail") or "")

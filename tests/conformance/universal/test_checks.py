@@ -219,3 +219,16 @@ def test_a_reported_usage_overrides_the_estimate_when_declared(
     args = {"window": 1000, "usage": 10, "messages": [{"role": "user", "text": "x" * 4000}]}
     assert expected_compact(terms, args) is expected
     assert expected_compact(terms, {**args, "usage": None}) is True
+
+
+def test_an_envelope_around_every_result_is_read_through(profile: Profile) -> None:
+    terms = {**HEAD_TAIL, "envelope": r"Exit: \d+\nOutput:\n(?P<body>.*)", "limit": 60}
+    enveloped = Profile("e", {**profile.data, "tool_output": {"shell": terms}}, "test")
+    short = {"content": "ok\n"}
+    assert judge(enveloped, "agent.tool_output", short, {"content": "Exit: 0\nOutput:\nok\n"}) == []
+    content = "z" * 100
+    cut = {"content": "Exit: 0\nOutput:\n" + _cut(content, 5, 5)}
+    assert judge(enveloped, "agent.tool_output", {"content": content}, cut) == []
+    assert kinds(judge(enveloped, "agent.tool_output", short, {"content": "Exit: 0\nOut"})) >= {
+        "violates:marked"
+    }
