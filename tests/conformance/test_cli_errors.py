@@ -108,7 +108,7 @@ BAD = [
         "unknown family",
         ["conform", "--impl", "nosuchfamily@1.0"],
         "--impl",
-        "families: gemini-cli, oh-my-pi, pi, pi-agent-harness-lc, pi-agents-py",
+        "families: cline, codex, gemini-cli, oh-my-pi, pi, pi-agent-harness-lc, pi-agents-py",
     ),
     ("family with a bad version", ["conform", "--impl", "pi@x"], "--impl", "pi@MAJOR.MINOR"),
     ("empty --impl", ["conform", "--impl", " "], "--impl", "reference, fastengine, NAME@VERSION"),
@@ -152,7 +152,12 @@ BAD = [
         "--changes",
         "no such file",
     ),
-    ("impl install", ["impl", "install", "nosuchfamily@1.0"], "name", "(gemini-cli, oh-my-pi,"),
+    (
+        "impl install",
+        ["impl", "install", "nosuchfamily@1.0"],
+        "name",
+        "(cline, codex, gemini-cli, oh-my-pi,",
+    ),
 ]
 
 
