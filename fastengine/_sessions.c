@@ -26,9 +26,7 @@
  * nones(seq) -> [position, ...]: where a list or tuple holds None, found by comparing
  * pointers (Python's `index(None)` and `in` ask each item's type, a memory access per item).
  *
- * unsettled_lines(text) -> [line, ...]: the lines of a session file that cannot be parsed
- * with the others as one JSON array (see fastengine.session.parse_session_entries): a string, bracket or
- * brace that does not close on the line, a comma outside them.
+ * The parse's passes (the lines parsed as one array) are in _parse.c.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -264,89 +262,7 @@ static PyObject *nones(PyObject *module, PyObject *seq) {
     return found;
 }
 
-/* Appends to `found` the number of each line (from 0, split on "\n") of the code units
- * [at, end) that does not keep to itself (see unsettled_lines): 0, or -1 with an
- * exception set. A line found unsettled is skipped to its end; the next starts afresh. */
-#define UNSETTLED(NAME, CHAR)                                                       \
-    static int NAME(const CHAR *at, const CHAR *end, PyObject *found) {             \
-        Py_ssize_t depth = 0, line = 0;                                             \
-        int settled = 1;                                                            \
-        while (at < end) {                                                          \
-            const CHAR c = *at++;                                                   \
-            if (c == '\n') {                                                        \
-                if (!settled || depth != 0) {                                       \
-                    if (append_index(found, line) < 0) return -1;                   \
-                }                                                                   \
-                line++, depth = 0, settled = 1;                                     \
-            } else if (!settled) {                                                  \
-                continue; /* to the end of this line */                             \
-            } else if (c == '"') {                                                  \
-                for (;;) { /* to the closing quote, on this line */                 \
-                    if (at >= end || *at == '\n') { settled = 0; break; }           \
-                    const CHAR s = *at++;                                           \
-                    if (s == '"') break;                                            \
-                    if (s == '\\') {                                                \
-                        if (at >= end || *at == '\n') { settled = 0; break; }       \
-                        at++; /* the escaped character, whatever it is */           \
-                    }                                                               \
-                }                                                                   \
-            } else if (c == '[' || c == '{') {                                      \
-                depth++;                                                            \
-            } else if (c == ']' || c == '}') {                                      \
-                if (depth == 0) settled = 0;                                        \
-                else depth--;                                                       \
-            } else if (c == ',') {                                                  \
-                if (depth == 0) settled = 0;                                        \
-            }                                                                       \
-        }                                                                           \
-        if (!settled || depth != 0) return append_index(found, line);               \
-        return 0;                                                                   \
-    }
-
-UNSETTLED(unsettled_1, Py_UCS1)
-UNSETTLED(unsettled_2, Py_UCS2)
-UNSETTLED(unsettled_4, Py_UCS4)
-
-/* The lines of `text` (numbered from 0, split on "\n") that do not keep their JSON to
- * themselves: a string still open at the line's end, a bracket or brace (outside strings)
- * closing more than the line opened or left open at its end, a comma outside them. When
- * every other line is put in "[" + lines joined by "," + "]", the array's elements are
- * exactly those lines, so one parse of that text that succeeds gives each line's own value
- * (a value's grammar is the same wherever it stands). Structural characters are ASCII,
- * so the check reads code units of any width. It does not check that a line is JSON: the
- * parse does. */
-static PyObject *unsettled_lines(PyObject *module, PyObject *text) {
-    (void)module;
-    if (!PyUnicode_Check(text)) {
-        PyErr_SetString(PyExc_TypeError, "unsettled_lines() takes a str");
-        return NULL;
-    }
-    const void *data = PyUnicode_DATA(text);
-    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    PyObject *found = PyList_New(0);
-    if (found == NULL) return NULL;
-    int failed;
-    switch (PyUnicode_KIND(text)) {
-    case PyUnicode_1BYTE_KIND:
-        failed = unsettled_1((const Py_UCS1 *)data, (const Py_UCS1 *)data + n, found);
-        break;
-    case PyUnicode_2BYTE_KIND:
-        failed = unsettled_2((const Py_UCS2 *)data, (const Py_UCS2 *)data + n, found);
-        break;
-    default:
-        failed = unsettled_4((const Py_UCS4 *)data, (const Py_UCS4 *)data + n, found);
-        break;
-    }
-    if (failed < 0) {
-        Py_DECREF(found);
-        return NULL;
-    }
-    return found;
-}
-
 static PyMethodDef methods[] = {
-    {"unsettled_lines", unsettled_lines, METH_O,
-     "The lines whose strings, brackets or commas do not stay within the line."},
     {"scan", scan, METH_O, "A session's ids, chain breaks, headers and messages in one pass."},
     {"scan_with_calls", scan_with_calls, METH_VARARGS,
      "scan, and the read/write/edit calls of each message found, with its position."},

@@ -19,7 +19,7 @@ from session_entries import POOL, leaf_ids, same, sessions, without_c
 
 import fastengine
 from fastengine.tree import RunTree
-from reference import branch, compaction, session
+from reference import branch, compaction, migration, session
 from reference.session import UNSET
 
 # entries the reference refuses when it reads them (a null, a message entry without a
@@ -87,6 +87,28 @@ class TestPaths:
         assert tree.breaks == [0]
         assert tree.segments(9999) == [(0, 9999)]
         assert tree.path_to(9999) == session.build_session_path(entries)
+
+
+class TestLoad:
+    """What `SessionManager` holds of a file's entries, as the reference loads them."""
+
+    @given(
+        st.sampled_from([[], [{"type": "session", "id": "s"}]])
+        | st.builds(
+            lambda version: [{"type": "session", "id": "s", "version": version}],
+            st.sampled_from([None, 1, 2, 3, 3.0, 4, "3", "x", float("nan")]),
+        ),
+        sessions(),
+        st.lists(ODD_ENTRIES, max_size=1),
+        st.booleans(),
+    )
+    def test_load(
+        self, header: list[Any], entries: list[Any], odd: list[Any], tuple_: bool
+    ) -> None:
+        """Headers left out, migrated when one asks for it, odd values as the reference's."""
+        values: Any = [*header, *entries, *odd]
+        values = tuple(values) if tuple_ else values
+        same(lambda: fastengine.load_session(values), lambda: migration.load_session(values))
 
 
 class TestBranch:
