@@ -1,7 +1,7 @@
 """The fast engine's optional C passes: the streaming tail's decoder
 (fastengine/_speedups.c), the passes over a session's entries (fastengine/_sessions.c),
 the token estimate's walk (fastengine/_tokens.c) and the session file's parse
-(fastengine/_parse.c).
+(fastengine/_json.c, fastengine/_parse.c).
 
 Everything else about the package is in pyproject.toml. `optional=True`: where the
 extension cannot be compiled the install goes on, and fastengine takes its own
@@ -17,5 +17,6 @@ setup(
         Extension("fastengine._sessions", ["fastengine/_sessions.c"], optional=True),
         Extension("fastengine._tokens", ["fastengine/_tokens.c"], optional=True),
         Extension("fastengine._parse", ["fastengine/_parse.c"], optional=True),
+        Extension("fastengine._json", ["fastengine/_json.c"], optional=True),
     ]
 )
