@@ -97,9 +97,9 @@ def _readable(value: Any) -> bool:
 def parse_session_entries(text: str) -> ParsedSession:
     """`reference.session.parse_session_entries`: every line in one C pass (`_json.lines`)
     when each is JSON alone, else the settled lines parsed at once."""
-    values = _C_LINES(text) if _C_LINES is not None else None
-    if values is not None:
-        return ParsedSession(entries=values, skipped=())
+    each = _C_LINES(text) if _C_LINES is not None else None
+    if each is not None:
+        return ParsedSession(entries=each, skipped=())
     together = _parse_together(text)
     if together is None:  # a line that is not JSON among them, or no C pass
         return session.parse_session_entries(text)
