@@ -26,6 +26,9 @@
  * nones(seq) -> [position, ...]: where a list or tuple holds None, found by comparing
  * pointers (Python's `index(None)` and `in` ask each item's type, a memory access per item).
  *
+ * context_messages(entries, leaf) -> the messages of the leaf's context when its path is
+ * all plain message entries (the usual session), without building a RunTree.
+ *
  * The parse's passes (the lines parsed as one array) are in _parse.c.
  */
 #define PY_SSIZE_T_CLEAN
@@ -34,8 +37,18 @@
 static PyObject *s_role, *s_assistant, *s_tool_call, *s_arguments, *s_name, *s_path;
 static PyObject *s_id, *s_parent, *s_type, *s_message, *s_content, *s_session_kind, *s_message_kind;
 
+/* Whether two exact str are equal: the same object (interned keys and literals), else the
+ * same length, width and code units (what PyUnicode_Compare decides, without its calls). */
+static int equal_str(PyObject *a, PyObject *b) {
+    if (a == b) return 1;
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+    const int kind = PyUnicode_KIND(a);
+    return n == PyUnicode_GET_LENGTH(b) && kind == (int)PyUnicode_KIND(b) &&
+           memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * (size_t)kind) == 0;
+}
+
 static int same_str(PyObject *value, PyObject *literal) {
-    return value != NULL && PyUnicode_CheckExact(value) && PyUnicode_Compare(value, literal) == 0;
+    return value != NULL && PyUnicode_CheckExact(value) && equal_str(value, literal);
 }
 
 /* A dict with room for n keys, so filling it never rehashes (the presizing call is private
@@ -70,7 +83,7 @@ static int plain_other(PyObject *value) {
 static int str_is(PyObject *value, PyObject *literal) {
     if (value == NULL || plain_other(value)) return 0;
     if (!PyUnicode_CheckExact(value)) return -1;
-    return PyUnicode_Compare(value, literal) == 0;
+    return equal_str(value, literal);
 }
 
 /* Whether `value` is read as a Mapping: 1 for a dict, 0 for another type parsed JSON has
@@ -163,9 +176,7 @@ static PyObject *scan_entries(PyObject *entries, PyObject *tools) {
         if (parent != NULL && PyUnicode_Check(parent)) {
             if (!PyUnicode_CheckExact(parent)) goto fallback;
             if (previous != NULL && PyUnicode_GET_LENGTH(parent) > 0) {
-                int equal = PyUnicode_Compare(parent, previous) == 0;
-                if (equal == 0 && PyErr_Occurred()) goto error;
-                chained = equal;
+                chained = equal_str(parent, previous);
             }
         }
         if (!chained) {
@@ -242,6 +253,109 @@ static PyObject *file_op_calls(PyObject *module, PyObject *args) {
     return found;
 }
 
+/* context_messages's id table: open addressing over (id, position), the last entry with an
+ * id winning (Pi's Map, reference.session.index_entries). */
+typedef struct {
+    PyObject *id; /* borrowed: an exact str */
+    Py_hash_t hash;
+    Py_ssize_t at;
+} Slot;
+
+static Slot *find(Slot *table, size_t mask, PyObject *id, Py_hash_t hash) {
+    for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
+        Slot *slot = &table[i];
+        if (slot->id == NULL || (slot->hash == hash && equal_str(slot->id, id))) return slot;
+    }
+}
+
+/* context_messages(entries, leaf) -> tuple of messages, or None: the messages of
+ * build_session_context(entries, leaf) when every entry on the leaf's path is a message
+ * entry with a slot (see scan), for a list or tuple of exact dict entries with exact str
+ * ids; `leaf` an exact str id (not found: the last entry, as leaf_position) or None for
+ * the last entry. The path is walked one parentId at a time through an id table (no
+ * Python dict, no int per entry). None for anything else (another entry on the path, a
+ * parentId that is neither a str nor null nor absent, a cycle, a str subclass anywhere
+ * it is read): the caller takes RunTree's walk, which also raises the errors. */
+static PyObject *context_messages(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *entries, *leaf;
+    if (!PyArg_ParseTuple(args, "OO", &entries, &leaf)) return NULL;
+    if ((!PyList_CheckExact(entries) && !PyTuple_CheckExact(entries)) ||
+        (leaf != Py_None && !PyUnicode_CheckExact(leaf)))
+        Py_RETURN_NONE;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(entries);
+    PyObject **items = PySequence_Fast_ITEMS(entries);
+    if (n == 0) Py_RETURN_NONE;
+    size_t size = 8;
+    while (size < 2 * (size_t)n) size <<= 1;
+    Slot *table = PyMem_Calloc(size, sizeof(Slot));
+    Py_ssize_t *path = PyMem_Malloc((size_t)n * sizeof(Py_ssize_t));
+    PyObject *found = NULL;
+    if (table == NULL || path == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!PyDict_CheckExact(items[i])) goto refused;
+        PyObject *id = PyDict_GetItemWithError(items[i], s_id);
+        if (id == NULL || !PyUnicode_CheckExact(id)) {
+            if (PyErr_Occurred()) goto done;
+            goto refused;
+        }
+        const Py_hash_t hash = PyObject_Hash(id);
+        if (hash == -1) goto done;
+        Slot *slot = find(table, size - 1, id, hash);
+        slot->id = id, slot->hash = hash, slot->at = i;
+    }
+    Py_ssize_t at = n - 1, length = 0;
+    if (leaf != Py_None && PyUnicode_GET_LENGTH(leaf) > 0) { /* "" is no id: the last entry */
+        const Py_hash_t hash = PyObject_Hash(leaf);
+        if (hash == -1) goto done;
+        Slot *slot = find(table, size - 1, leaf, hash);
+        if (slot->id != NULL) at = slot->at;
+    }
+    for (;;) {
+        if (length == n) goto refused; /* a cycle: the walk raises */
+        path[length++] = at;
+        PyObject *parent = PyDict_GetItemWithError(items[at], s_parent);
+        if (parent == NULL && PyErr_Occurred()) goto done;
+        if (parent == NULL || parent == Py_None) break;
+        if (!PyUnicode_CheckExact(parent)) goto refused;
+        if (PyUnicode_GET_LENGTH(parent) == 0) break;
+        const Py_hash_t hash = PyObject_Hash(parent);
+        if (hash == -1) goto done;
+        Slot *slot = find(table, size - 1, parent, hash);
+        if (slot->id == NULL) break; /* a parent not in the session: the root */
+        at = slot->at;
+    }
+    found = PyTuple_New(length);
+    if (found == NULL) goto done;
+    for (Py_ssize_t k = 0; k < length; k++) {
+        PyObject *entry = items[path[length - 1 - k]];
+        PyObject *kind = PyDict_GetItemWithError(entry, s_type);
+        PyObject *message = kind == NULL ? NULL : PyDict_GetItemWithError(entry, s_message);
+        PyObject *content = message != NULL && PyDict_CheckExact(message)
+                                ? PyDict_GetItemWithError(message, s_content)
+                                : NULL;
+        if (PyErr_Occurred()) goto done;
+        if (!same_str(kind, s_message_kind) || content == NULL || content == Py_None) {
+            Py_CLEAR(found);
+            goto refused;
+        }
+        Py_INCREF(message);
+        PyTuple_SET_ITEM(found, k, message);
+    }
+    goto done;
+refused:
+    found = Py_None;
+    Py_INCREF(found);
+done:
+    PyMem_Free(table);
+    PyMem_Free(path);
+    if (PyErr_Occurred()) Py_CLEAR(found);
+    return found;
+}
+
 static PyObject *nones(PyObject *module, PyObject *seq) {
     (void)module;
     if (!PyList_CheckExact(seq) && !PyTuple_CheckExact(seq)) {
@@ -269,6 +383,8 @@ static PyMethodDef methods[] = {
     {"file_op_calls", file_op_calls, METH_VARARGS,
      "The (kind, path) of each read/write/edit tool call of assistant messages."},
     {"nones", nones, METH_O, "The positions of None in a list or tuple."},
+    {"context_messages", context_messages, METH_VARARGS,
+     "The messages of a path of plain message entries, or None."},
     {NULL, NULL, 0, NULL},
 };
 

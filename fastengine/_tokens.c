@@ -21,7 +21,10 @@
  * message_tokens declines, by `entry_tokens(entry)` (the reference's per-entry sum), so the
  * answers and errors are the reference's. Answers NotImplemented, for the caller's Python
  * walk, when `entries` is no list or tuple, `keep` no exact int or float, or the range
- * reaches outside `entries`.
+ * reaches outside `entries`. `slots` (optional): fastengine.tree.RunTree's slots of these
+ * entries, each entry's message as the walk would find it (or None), read in place of
+ * the entry (the lookups from entry to message skipped); NotImplemented when it is no
+ * list or tuple of the entries' length.
  * Tested against the reference in tests/fastengine/test_tokens.py.
  */
 #define PY_SSIZE_T_CLEAN
@@ -299,12 +302,16 @@ static int entry_tokens(PyObject *entry, PyObject *fallback, long long *tokens) 
 }
 
 static PyObject *budget_reached_at(PyObject *module, PyObject *args) {
-    PyObject *entries, *keep, *fallback;
+    PyObject *entries, *keep, *fallback, *slots = Py_None;
     Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "OnnOO", &entries, &start, &end, &keep, &fallback)) return NULL;
+    if (!PyArg_ParseTuple(args, "OnnOO|O", &entries, &start, &end, &keep, &fallback, &slots))
+        return NULL;
     if (!(PyList_Check(entries) || PyTuple_Check(entries)) ||
         !(PyLong_CheckExact(keep) || PyFloat_CheckExact(keep)) || start < 0)
         Py_RETURN_NOTIMPLEMENTED; /* (a negative start: Python's indexing from the end) */
+    if (slots != Py_None && !((PyList_CheckExact(slots) || PyTuple_CheckExact(slots)) &&
+                              PySequence_Fast_GET_SIZE(slots) == PySequence_Fast_GET_SIZE(entries)))
+        Py_RETURN_NOTIMPLEMENTED;
     double budget;
     if (PyFloat_CheckExact(keep)) {
         budget = PyFloat_AS_DOUBLE(keep);
@@ -318,8 +325,14 @@ static PyObject *budget_reached_at(PyObject *module, PyObject *args) {
     for (Py_ssize_t index = end - 1; index >= start; index--) {
         Py_ssize_t size = PySequence_Fast_GET_SIZE(entries);
         if (index >= size) Py_RETURN_NOTIMPLEMENTED; /* for the reference's IndexError */
-        long long tokens;
-        if (entry_tokens(PySequence_Fast_GET_ITEM(entries, index), fallback, &tokens) < 0)
+        long long tokens = -1;
+        if (slots != Py_None) { /* the entry's message, found by the scan: no lookups to it */
+            PyObject *slot = PySequence_Fast_GET_ITEM(slots, index);
+            if (slot != Py_None) tokens = tokens_of(slot);
+            if (PyErr_Occurred()) return NULL;
+        }
+        if (tokens < 0 &&
+            entry_tokens(PySequence_Fast_GET_ITEM(entries, index), fallback, &tokens) < 0)
             return NULL;
         if (tokens == 0) continue;
         accumulated += tokens;

@@ -16,6 +16,7 @@ Each answers as its `reference.compaction` namesake (tests/fastengine/test_sessi
 from __future__ import annotations
 
 from bisect import bisect_left
+from functools import partial
 from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
 from typing import Any, Final
@@ -79,14 +80,19 @@ def refuse_unreadable(entries: Sequence[Entry], start: int, stop: int) -> None:
 
 
 def _budget_reached_at(
-    entries: Sequence[Entry], start_index: int, end_index: int, keep_recent_tokens: float
+    entries: Sequence[Entry],
+    start_index: int,
+    end_index: int,
+    keep_recent_tokens: float,
+    slots: Sequence[Any] | None = None,
 ) -> int | None:
     """`reference.compaction.budget_reached_at`, the plain message entries estimated in C
     and every other entry by the reference's `entry_tokens` (the walk is the whole cost
-    of `find_cut_point` when the budget is not reached: every entry is estimated)."""
+    of `find_cut_point` when the budget is not reached: every entry is estimated); with
+    `slots` (the entries' `RunTree.slots`) each message is read from there."""
     if C_BUDGET_REACHED_AT is not None:
         found = C_BUDGET_REACHED_AT(
-            entries, start_index, end_index, keep_recent_tokens, entry_tokens
+            entries, start_index, end_index, keep_recent_tokens, entry_tokens, slots
         )
         if found is not NotImplemented:
             return found  # type: ignore[no-any-return]
@@ -98,11 +104,17 @@ def _first_cut_point(entries: Sequence[Entry], start: int, end: int) -> int | No
 
 
 def find_cut_point(
-    entries: Sequence[Entry], start_index: int, end_index: int, keep_recent_tokens: float
+    entries: Sequence[Entry],
+    start_index: int,
+    end_index: int,
+    keep_recent_tokens: float,
+    *,
+    slots: Sequence[Any] | None = None,
 ) -> CutPointResult:
     """`reference.compaction.find_cut_point`, reading only what decides (CP-3, CP-4): the
     first cut point, and the first after where the budget is reached; the reference's
-    `settle_cut` settles the one chosen, with this engine's role reading."""
+    `settle_cut` settles the one chosen, with this engine's role reading. `slots`: the
+    entries' `RunTree.slots`, when the caller has them (the walk reads the messages there)."""
     refuse_unreadable(entries, start_index, end_index)
     first = _first_cut_point(entries, start_index, end_index)
     if first is None:
@@ -110,7 +122,7 @@ def find_cut_point(
             first_kept_entry_index=start_index, turn_start_index=-1, is_split_turn=False
         )
     cut = first  # CP-4: keep everything unless the budget picks a later cut point
-    reached = _budget_reached_at(entries, start_index, end_index, keep_recent_tokens)
+    reached = _budget_reached_at(entries, start_index, end_index, keep_recent_tokens, slots)
     if reached is not None and reached > first:
         later = _first_cut_point(entries, reached, end_index)
         cut = first if later is None else later
@@ -143,7 +155,7 @@ def prepare_compaction(
         previous_index,
         tokens_before,
         messages=lambda start, end: _summarizable(path, slots, others, start, end),
-        cut_point=find_cut_point,
+        cut_point=partial(find_cut_point, slots=slots),  # the tree's messages: no lookups
         file_calls=file_calls,
     )
 

@@ -64,6 +64,10 @@ _C_ARRAY: Final[Callable[[str], tuple[str, list[int], int]] | None] = native(
 )
 _C_UNTRACK: Final[Callable[[Any], None] | None] = native("_parse", "untrack")
 # every line's value as json.loads gives it, in one pass; None where it is not sure
+# the messages of a path of plain message entries, walked in C (None: RunTree's walk)
+_C_CONTEXT: Final[Callable[[Sequence[Any], str | None], tuple[Any, ...] | None] | None] = native(
+    "_sessions", "context_messages"
+)
 _C_LINES: Final[Callable[[str], tuple[Any, ...] | None] | None] = native("_json", "lines")
 
 
@@ -185,7 +189,14 @@ def build_session_context(
     entries: Sequence[Any] | SessionTree, leaf_id: Any = UNSET
 ) -> SessionContext:
     """`reference.session.build_session_context`: the path's messages as slices of the
-    tree's `slots`."""
+    tree's `slots`, or, for a list of plain message entries, from one C walk
+    (`_sessions.context_messages`) without the tree."""
+    if _C_CONTEXT is not None and (leaf_id is UNSET or type(leaf_id) is str):
+        messages = _C_CONTEXT(entries, None if leaf_id is UNSET else leaf_id)
+        if messages is not None:
+            return SessionContext(
+                messages=messages, thinking_level="off", model=_model_of(messages, messages, {})
+            )
     tree = RunTree.of(entries)
     leaf = leaf_position(tree, leaf_id)
     if leaf is None:

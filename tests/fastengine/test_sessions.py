@@ -33,6 +33,24 @@ ODD_ENTRIES = st.sampled_from(
 )
 
 
+@st.composite
+def _plain_sessions(draw: st.DrawFn) -> list[Any]:
+    """Message entries with content and str ids (repeated), each the child of the one
+    before, of an earlier one, of one not in the session, of a later one (cycles), or a
+    root: the sessions the C walk (`_sessions.context_messages`) reads."""
+    entries: list[Any] = []
+    for n in range(draw(st.integers(1, 16))):
+        entry_id = draw(st.sampled_from(POOL[:8]))
+        parent = draw(
+            st.sampled_from([entries[-1]["id"]] * 4 if entries else [None])
+            | st.sampled_from([*POOL[:8], None, "", "nowhere"])
+        )
+        role = draw(st.sampled_from(["user", "assistant"]))
+        message = {"role": role, "content": f"m{n}", "provider": "p", "model": f"x{n}"}
+        entries.append({"type": "message", "id": entry_id, "parentId": parent, "message": message})
+    return entries
+
+
 def _both_ways(fast: Any, plain: Any) -> None:
     """`same(fast, plain)`, with the C passes and without."""
     same(fast, plain)
@@ -65,6 +83,22 @@ class TestPaths:
         _both_ways(
             lambda: fastengine.build_session_context(entries, leaf_id),
             lambda: session.build_session_context(entries, leaf_id),
+        )
+
+    @given(
+        _plain_sessions(),
+        leaf_ids(),
+        st.booleans(),
+    )
+    def test_context_of_plain_messages(
+        self, entries: list[Any], leaf_id: Any, tuple_: bool
+    ) -> None:
+        """Sessions of message entries only, str ids (repeated, in cycles, parents missing):
+        the C walk's messages (`_sessions.context_messages`) are the reference's."""
+        given_entries: Any = tuple(entries) if tuple_ else entries
+        _both_ways(
+            lambda: fastengine.build_session_context(given_entries, leaf_id),
+            lambda: session.build_session_context(given_entries, leaf_id),
         )
 
     @given(sessions(), sessions(), leaf_ids())
