@@ -16,8 +16,8 @@ Each answers as its `reference.compaction` namesake (tests/fastengine/test_sessi
 from __future__ import annotations
 
 from bisect import bisect_left
-from functools import partial
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from operator import itemgetter
 from typing import Any, Final
 

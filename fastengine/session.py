@@ -65,7 +65,7 @@ _C_ARRAY: Final[Callable[[str], tuple[str, list[int], int]] | None] = native(
 _C_UNTRACK: Final[Callable[[Any], None] | None] = native("_parse", "untrack")
 # every line's value as json.loads gives it, in one pass; None where it is not sure
 # the messages of a path of plain message entries, walked in C (None: RunTree's walk)
-_C_CONTEXT: Final[Callable[[Sequence[Any], str | None], tuple[Any, ...] | None] | None] = native(
+_C_CONTEXT: Final[Callable[[object, object], tuple[Any, ...] | None] | None] = native(
     "_sessions", "context_messages"
 )
 _C_LINES: Final[Callable[[str], tuple[Any, ...] | None] | None] = native("_json", "lines")
