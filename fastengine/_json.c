@@ -11,11 +11,14 @@
  * to the line refused.
  *
  * Why: Python's json makes each key a new str, hashes it and looks it up in a memo,
- * grows each dict and list as it fills, and its objects are traversed by the cyclic
- * collector again and again while the parse runs. Here a key is looked up by its bytes
- * in a small table of the keys seen (new keys interned, so the engine's lookups with its
- * literal keys compare pointers), each dict and list is made at its final size from a
- * stack of the values parsed, and every list and dict is left untracked by the collector
+ * makes every value anew, grows each dict and list as it fills, and its objects are
+ * traversed by the cyclic collector again and again while the parse runs. Here a key is
+ * looked up by its bytes in a small table of the keys seen (new keys interned, so the
+ * engine's lookups with its literal keys compare pointers), a short string or an int is
+ * the same object as the last equal one in its slot of a value table (sessions repeat
+ * them on every entry: fewer objects, less memory for the helpers to walk), each dict and
+ * list is made at its final size from a stack of the values parsed, and every list and
+ * dict is left untracked by the collector
  * (parsed JSON holds no cycle; a dict that later takes a tracked value is tracked again
  * by CPython), with the collector paused during the pass.
  *
@@ -30,12 +33,17 @@
 #define MAX_DEPTH 256
 #define KEYS 512         /* slots of the key table (a power of two) */
 #define KEY_BYTES 64     /* longer keys are not kept in it */
+#define VALUES 1024      /* slots of the string value table (a power of two) */
+#define VALUE_BYTES 32   /* longer string values are not kept in it */
+#define INTS 256         /* slots of the int value table (a power of two) */
 
 typedef struct {
     const char *at, *end;
     PyObject **stack; /* the values of the containers open, in order */
     Py_ssize_t used, size;
-    PyObject *keys[KEYS]; /* a key str per slot, or NULL */
+    PyObject *keys[KEYS];     /* a key str per slot, or NULL */
+    PyObject *values[VALUES]; /* the last short string value per slot, or NULL */
+    PyObject *ints[INTS];     /* the last int value per slot, or NULL */
     char *buffer;         /* a string's bytes with its escapes read */
     Py_ssize_t room;
     int refused; /* not this pass's to decide: the caller takes the general path */
@@ -162,11 +170,42 @@ refused:
     return -1;
 }
 
+/* FNV-1a of a string's bytes */
+static size_t bytes_hash(const char *bytes, Py_ssize_t length) {
+    size_t hash = 2166136261u;
+    for (Py_ssize_t i = 0; i < length; i++) hash = (hash ^ (unsigned char)bytes[i]) * 16777619u;
+    return hash;
+}
+
+/* Whether the str holds exactly these UTF-8 bytes. */
+static int holds(PyObject *text, const char *bytes, Py_ssize_t length) {
+    Py_ssize_t held;
+    const char *utf8 = PyUnicode_AsUTF8AndSize(text, &held); /* (kept by the str) */
+    if (utf8 == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    return held == length && memcmp(utf8, bytes, (size_t)length) == 0;
+}
+
+/* A string value: a short one shared with the last equal one in its slot of the value
+ * table (a session repeats its types, roles, names and timestamps on every entry: one
+ * str each instead of one per entry), a longer one new. */
 static PyObject *string_value(Parser *p) {
     const char *bytes;
     Py_ssize_t length;
     if (string_bytes(p, &bytes, &length) < 0) return NULL;
-    return PyUnicode_DecodeUTF8(bytes, length, NULL);
+    if (length > VALUE_BYTES) return PyUnicode_DecodeUTF8(bytes, length, NULL);
+    PyObject **slot = &p->values[bytes_hash(bytes, length) & (VALUES - 1)];
+    if (*slot != NULL && holds(*slot, bytes, length)) {
+        Py_INCREF(*slot);
+        return *slot;
+    }
+    PyObject *value = PyUnicode_DecodeUTF8(bytes, length, NULL);
+    if (value == NULL) return NULL;
+    Py_XSETREF(*slot, value);
+    Py_INCREF(value);
+    return value;
 }
 
 /* A member's key: the same str for the same bytes (interned) while the table has room. */
@@ -175,8 +214,7 @@ static PyObject *key_value(Parser *p) {
     Py_ssize_t length;
     if (string_bytes(p, &bytes, &length) < 0) return NULL;
     if (length > KEY_BYTES) return PyUnicode_DecodeUTF8(bytes, length, NULL);
-    size_t hash = 2166136261u;
-    for (Py_ssize_t i = 0; i < length; i++) hash = (hash ^ (unsigned char)bytes[i]) * 16777619u;
+    const size_t hash = bytes_hash(bytes, length);
     for (size_t probe = 0; probe < 8; probe++) {
         PyObject **slot = &p->keys[(hash + probe) & (KEYS - 1)];
         if (*slot == NULL) {
@@ -187,10 +225,7 @@ static PyObject *key_value(Parser *p) {
             *slot = key;
             return key;
         }
-        Py_ssize_t held;
-        const char *utf8 = PyUnicode_AsUTF8AndSize(*slot, &held); /* (kept by the str) */
-        if (utf8 == NULL) return NULL;
-        if (held == length && memcmp(utf8, bytes, (size_t)length) == 0) {
+        if (holds(*slot, bytes, length)) {
             Py_INCREF(*slot);
             return *slot;
         }
@@ -226,7 +261,18 @@ static PyObject *number_value(Parser *p) {
     if (!fraction && length <= 18) {
         long long whole = 0;
         for (const char *d = *start == '-' ? start + 1 : start; d < at; d++) whole = whole * 10 + (*d - '0');
-        return PyLong_FromLongLong(*start == '-' ? -whole : whole);
+        whole = *start == '-' ? -whole : whole;
+        if (whole >= -5 && whole <= 256) return PyLong_FromLongLong(whole); /* (CPython's own) */
+        PyObject **slot = &p->ints[(size_t)whole & (INTS - 1)]; /* usage counts repeat */
+        if (*slot != NULL && PyLong_AsLongLong(*slot) == whole) {
+            Py_INCREF(*slot);
+            return *slot;
+        }
+        PyObject *value = PyLong_FromLongLong(whole);
+        if (value == NULL) return NULL;
+        Py_XSETREF(*slot, value);
+        Py_INCREF(value);
+        return value;
     }
     char small[64], *copy = length < 64 ? small : PyMem_Malloc((size_t)length + 1);
     if (copy == NULL) return PyErr_NoMemory();
@@ -374,6 +420,8 @@ done:
     if (enabled) PyGC_Enable();
     while (p->used > 0) Py_DECREF(p->stack[--p->used]);
     for (int k = 0; k < KEYS; k++) Py_XDECREF(p->keys[k]);
+    for (int k = 0; k < VALUES; k++) Py_XDECREF(p->values[k]);
+    for (int k = 0; k < INTS; k++) Py_XDECREF(p->ints[k]);
     PyMem_Free(p->stack);
     PyMem_Free(p->buffer);
     const int refused = p->refused;

@@ -34,6 +34,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "_dict.h" /* dict_get: exact dicts only */
+
 static PyObject *s_role, *s_assistant, *s_tool_call, *s_arguments, *s_name, *s_path;
 static PyObject *s_id, *s_parent, *s_type, *s_message, *s_content, *s_session_kind, *s_message_kind;
 
@@ -97,7 +99,7 @@ static int plain_dict(PyObject *value) {
 /* The str at `key` of the dict `owner`, in *value (NULL when absent or of another type):
  * 0, 1 for a str subclass (left to Python), or -1 with an exception set. */
 static int str_field(PyObject *owner, PyObject *key, PyObject **value) {
-    *value = PyDict_GetItemWithError(owner, key);
+    *value = dict_get(owner, key);
     if (*value == NULL) return PyErr_Occurred() ? -1 : 0;
     if (!PyUnicode_Check(*value)) {
         *value = NULL;
@@ -111,11 +113,11 @@ static int str_field(PyObject *owner, PyObject *key, PyObject **value) {
  * (see plain_dict and str_is), or -1 with an exception set. */
 static int message_calls(PyObject *message, PyObject *tools, PyObject *found, Py_ssize_t position) {
     if (!PyDict_CheckExact(message)) return 1;
-    PyObject *role = PyDict_GetItemWithError(message, s_role);
+    PyObject *role = dict_get(message, s_role);
     if (role == NULL && PyErr_Occurred()) return -1;
     const int assistant = str_is(role, s_assistant);
     if (assistant <= 0) return -assistant; /* not an assistant's: none; undecided: Python's */
-    PyObject *content = PyDict_GetItemWithError(message, s_content);
+    PyObject *content = dict_get(message, s_content);
     if (content == NULL && PyErr_Occurred()) return -1;
     if (content == NULL || !PyList_Check(content)) return 0;
     if (!PyList_CheckExact(content)) return 1;
@@ -124,7 +126,7 @@ static int message_calls(PyObject *message, PyObject *tools, PyObject *found, Py
         const int mapping = plain_dict(block);
         if (mapping < 0) return 1;
         if (!mapping) continue;
-        PyObject *kind = PyDict_GetItemWithError(block, s_type);
+        PyObject *kind = dict_get(block, s_type);
         if (kind == NULL && PyErr_Occurred()) return -1;
         const int call = str_is(kind, s_tool_call);
         if (call < 0) return 1;
@@ -137,7 +139,7 @@ static int message_calls(PyObject *message, PyObject *tools, PyObject *found, Py
         PyObject *tool = PyDict_GetItemWithError(tools, name);
         if (tool == NULL) { if (PyErr_Occurred()) return -1; continue; }
         if (tool == Py_None) continue;
-        PyObject *arguments = PyDict_GetItemWithError(block, s_arguments);
+        PyObject *arguments = dict_get(block, s_arguments);
         if (arguments == NULL) { if (PyErr_Occurred()) return -1; continue; }
         const int with_path = plain_dict(arguments);
         if (with_path < 0) return 1;
@@ -165,12 +167,12 @@ static PyObject *scan_entries(PyObject *entries, PyObject *tools) {
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *entry = items[i];
         if (!PyDict_CheckExact(entry)) goto fallback;
-        PyObject *key = PyDict_GetItemWithError(entry, s_id);
+        PyObject *key = dict_get(entry, s_id);
         if (key == NULL || !PyUnicode_CheckExact(key)) {
             if (PyErr_Occurred()) goto error;
             goto fallback;
         }
-        PyObject *parent = PyDict_GetItemWithError(entry, s_parent);
+        PyObject *parent = dict_get(entry, s_parent);
         if (parent == NULL && PyErr_Occurred()) goto error;
         int chained = 0;
         if (parent != NULL && PyUnicode_Check(parent)) {
@@ -182,15 +184,15 @@ static PyObject *scan_entries(PyObject *entries, PyObject *tools) {
         if (!chained) {
             if (append_index(breaks, i) < 0) goto error;
         }
-        PyObject *kind = PyDict_GetItemWithError(entry, s_type);
+        PyObject *kind = dict_get(entry, s_type);
         if (kind == NULL && PyErr_Occurred()) goto error;
         if (kind != NULL && PyUnicode_Check(kind) && !PyUnicode_CheckExact(kind)) goto fallback;
         PyObject *slot = Py_None;
         if (same_str(kind, s_message_kind)) {
-            PyObject *message = PyDict_GetItemWithError(entry, s_message);
+            PyObject *message = dict_get(entry, s_message);
             if (message == NULL && PyErr_Occurred()) goto error;
             if (message != NULL && PyDict_CheckExact(message)) {
-                PyObject *content = PyDict_GetItemWithError(message, s_content);
+                PyObject *content = dict_get(message, s_content);
                 if (content == NULL && PyErr_Occurred()) goto error;
                 if (content != NULL && content != Py_None) slot = message;
             }
@@ -297,7 +299,7 @@ static PyObject *context_messages(PyObject *module, PyObject *args) {
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!PyDict_CheckExact(items[i])) goto refused;
-        PyObject *id = PyDict_GetItemWithError(items[i], s_id);
+        PyObject *id = dict_get(items[i], s_id);
         if (id == NULL || !PyUnicode_CheckExact(id)) {
             if (PyErr_Occurred()) goto done;
             goto refused;
@@ -317,7 +319,7 @@ static PyObject *context_messages(PyObject *module, PyObject *args) {
     for (;;) {
         if (length == n) goto refused; /* a cycle: the walk raises */
         path[length++] = at;
-        PyObject *parent = PyDict_GetItemWithError(items[at], s_parent);
+        PyObject *parent = dict_get(items[at], s_parent);
         if (parent == NULL && PyErr_Occurred()) goto done;
         if (parent == NULL || parent == Py_None) break;
         if (!PyUnicode_CheckExact(parent)) goto refused;
@@ -332,10 +334,10 @@ static PyObject *context_messages(PyObject *module, PyObject *args) {
     if (found == NULL) goto done;
     for (Py_ssize_t k = 0; k < length; k++) {
         PyObject *entry = items[path[length - 1 - k]];
-        PyObject *kind = PyDict_GetItemWithError(entry, s_type);
-        PyObject *message = kind == NULL ? NULL : PyDict_GetItemWithError(entry, s_message);
+        PyObject *kind = dict_get(entry, s_type);
+        PyObject *message = kind == NULL ? NULL : dict_get(entry, s_message);
         PyObject *content = message != NULL && PyDict_CheckExact(message)
-                                ? PyDict_GetItemWithError(message, s_content)
+                                ? dict_get(message, s_content)
                                 : NULL;
         if (PyErr_Occurred()) goto done;
         if (!same_str(kind, s_message_kind) || content == NULL || content == Py_None) {

@@ -30,6 +30,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "_dict.h" /* dict_get: exact dicts only */
+
 #define MAX_DEPTH 32
 #define IMAGE_CHARS 4800
 
@@ -100,7 +102,7 @@ static Py_ssize_t json_length(PyObject *value, int depth) {
 
 /* The value of `key` in an exact dict when it is an exact str, else NULL (borrowed). */
 static PyObject *str_at(PyObject *owner, PyObject *key) {
-    PyObject *value = PyDict_GetItemWithError(owner, key);
+    PyObject *value = dict_get(owner, key);
     return value != NULL && PyUnicode_CheckExact(value) ? value : NULL;
 }
 
@@ -124,11 +126,11 @@ static Py_ssize_t content_chars(PyObject *content) {
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(content); i++) {
         PyObject *block = PyList_GET_ITEM(content, i);
         if (!PyDict_CheckExact(block)) return -1;
-        PyObject *kind = PyDict_GetItemWithError(block, s_type);
+        PyObject *kind = dict_get(block, s_type);
         int text = kind_is(kind, s_text_kind), image = kind_is(kind, s_image_kind);
         if (text < 0 || image < 0) return -1;
         if (text) {
-            PyObject *value = PyDict_GetItemWithError(block, s_text);
+            PyObject *value = dict_get(block, s_text);
             if (value == NULL || value == Py_None) continue;
             if (!PyUnicode_CheckExact(value)) return -1;
             chars += code_units(value); /* "" adds 0, as the reference's falsy skip */
@@ -146,7 +148,7 @@ static Py_ssize_t assistant_chars(PyObject *content) {
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(content); i++) {
         PyObject *block = PyList_GET_ITEM(content, i);
         if (!PyDict_CheckExact(block)) return -1;
-        PyObject *kind = PyDict_GetItemWithError(block, s_type), *value;
+        PyObject *kind = dict_get(block, s_type), *value;
         int text = kind_is(kind, s_text_kind), thinking = kind_is(kind, s_thinking_kind);
         int call = kind_is(kind, s_tool_call_kind);
         if (text < 0 || thinking < 0 || call < 0) return -1;
@@ -156,7 +158,7 @@ static Py_ssize_t assistant_chars(PyObject *content) {
             chars += code_units(value);
         } else if (call) {
             PyObject *name = str_at(block, s_name);
-            PyObject *arguments = PyDict_GetItemWithError(block, s_arguments);
+            PyObject *arguments = dict_get(block, s_arguments);
             if (name == NULL || arguments == NULL) return -1;
             Py_ssize_t json = json_length(arguments, 0);
             if (json < 0) return -1;
@@ -169,16 +171,16 @@ static Py_ssize_t assistant_chars(PyObject *content) {
 /* estimate_tokens(message), or -1 where the reference must answer. */
 static Py_ssize_t tokens_of(PyObject *message) {
     if (!PyDict_CheckExact(message)) return -1;
-    PyObject *role = PyDict_GetItemWithError(message, s_role);
+    PyObject *role = dict_get(message, s_role);
     if (role == NULL || !PyUnicode_CheckExact(role)) return -1;
     Py_ssize_t chars;
     if (same(role, s_user) || same(role, s_custom) ||
         same(role, s_tool_result)) {
-        PyObject *content = PyDict_GetItemWithError(message, s_content);
+        PyObject *content = dict_get(message, s_content);
         if (content == NULL) return -1;
         chars = content_chars(content);
     } else if (same(role, s_assistant)) {
-        PyObject *content = PyDict_GetItemWithError(message, s_content);
+        PyObject *content = dict_get(message, s_content);
         if (content == NULL) return -1;
         chars = assistant_chars(content);
     } else if (same(role, s_bash)) {
@@ -204,7 +206,7 @@ static PyObject *message_tokens(PyObject *module, PyObject *message) {
 /* A usage's context size (calculate_context_tokens) for exact int counts, or -1 where
  * the reference must decide (other numbers, missing or odd fields, huge counts). */
 static int usage_size(PyObject *usage, long long *size) {
-    PyObject *total = PyDict_GetItemWithError(usage, s_total_tokens);
+    PyObject *total = dict_get(usage, s_total_tokens);
     if (total != NULL && total != Py_None) {
         if (!PyLong_CheckExact(total)) return -1;
         int overflow;
@@ -214,7 +216,7 @@ static int usage_size(PyObject *usage, long long *size) {
     }
     *size = 0;
     for (int k = 0; k < 4; k++) {
-        PyObject *part = PyDict_GetItemWithError(usage, s_usage_parts[k]);
+        PyObject *part = dict_get(usage, s_usage_parts[k]);
         if (part == NULL || !PyLong_CheckExact(part)) return -1;
         int overflow;
         long long value = PyLong_AsLongLongAndOverflow(part, &overflow);
@@ -227,12 +229,12 @@ static int usage_size(PyObject *usage, long long *size) {
 /* Whether an exact dict message's usage counts (assistant_usage): 1 with its size, 0
  * not, -1 where the reference must decide. */
 static int counted_usage(PyObject *message, long long *size) {
-    PyObject *role = PyDict_GetItemWithError(message, s_role);
+    PyObject *role = dict_get(message, s_role);
     int assistant = kind_is(role, s_assistant);
     if (assistant <= 0) return assistant;
-    PyObject *usage = PyDict_GetItemWithError(message, s_usage);
+    PyObject *usage = dict_get(message, s_usage);
     if (usage == NULL) return 0;
-    PyObject *stop = PyDict_GetItemWithError(message, s_stop_reason);
+    PyObject *stop = dict_get(message, s_stop_reason);
     int aborted = kind_is(stop, s_aborted), error = kind_is(stop, s_error);
     if (aborted < 0 || error < 0 || !PyDict_CheckExact(usage)) return -1; /* (null usage too) */
     if (stop != NULL && (PyList_CheckExact(stop) || PyDict_CheckExact(stop))) return -1; /* unhashable */
@@ -276,12 +278,12 @@ static PyObject *context_tokens(PyObject *module, PyObject *messages) {
 /* The tokens of one entry: here for a plain message entry, else from `fallback`. */
 static int entry_tokens(PyObject *entry, PyObject *fallback, long long *tokens) {
     if (PyDict_CheckExact(entry)) {
-        PyObject *kind = PyDict_GetItemWithError(entry, s_type);
-        PyObject *message = kind ? PyDict_GetItemWithError(entry, s_message) : NULL;
+        PyObject *kind = dict_get(entry, s_type);
+        PyObject *message = kind ? dict_get(entry, s_message) : NULL;
         if (kind != NULL && PyUnicode_CheckExact(kind) &&
             same(kind, s_message_kind) && message != NULL &&
             PyDict_CheckExact(message)) {
-            PyObject *content = PyDict_GetItemWithError(message, s_content);
+            PyObject *content = dict_get(message, s_content);
             if (content != NULL && content != Py_None) {
                 Py_ssize_t found = tokens_of(message);
                 if (found >= 0) {
