@@ -16,7 +16,8 @@
  * looked up by its bytes in a small table of the keys seen (new keys interned, so the
  * engine's lookups with its literal keys compare pointers), a short string or an int is
  * the same object as the last equal one in its slot of a value table (sessions repeat
- * them on every entry: fewer objects, less memory for the helpers to walk), each dict and
+ * them on every entry: fewer objects, less memory for the helpers to walk; a word of
+ * letters, a type or role, is interned too), each dict and
  * list is made at its final size from a stack of the values parsed, and every list and
  * dict is left untracked by the collector
  * (parsed JSON holds no cycle; a dict that later takes a tracked value is tracked again
@@ -35,6 +36,7 @@
 #define KEY_BYTES 64     /* longer keys are not kept in it */
 #define VALUES 1024      /* slots of the string value table (a power of two) */
 #define VALUE_BYTES 32   /* longer string values are not kept in it */
+#define WORD_BYTES 24    /* words up to this long are interned (word_like) */
 #define INTS 256         /* slots of the int value table (a power of two) */
 
 typedef struct {
@@ -188,6 +190,16 @@ static int holds(PyObject *text, const char *bytes, Py_ssize_t length) {
     return held == length && memcmp(utf8, bytes, (size_t)length) == 0;
 }
 
+/* Whether a string is a word of letters: a type, role, name or model (interned: the
+ * passes compare them with their literals by pointer), not an id, stamp or text. */
+static int word_like(const char *bytes, Py_ssize_t length) {
+    for (Py_ssize_t i = 0; i < length; i++) {
+        const char c = bytes[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')) return 0;
+    }
+    return length > 0;
+}
+
 /* A string value: a short one shared with the last equal one in its slot of the value
  * table (a session repeats its types, roles, names and timestamps on every entry: one
  * str each instead of one per entry), a longer one new. */
@@ -203,6 +215,7 @@ static PyObject *string_value(Parser *p) {
     }
     PyObject *value = PyUnicode_DecodeUTF8(bytes, length, NULL);
     if (value == NULL) return NULL;
+    if (length <= WORD_BYTES && word_like(bytes, length)) PyUnicode_InternInPlace(&value);
     Py_XSETREF(*slot, value);
     Py_INCREF(value);
     return value;

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import itertools
 from typing import Any
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from session_entries import POOL, leaf_ids, same, sessions, without_c
 
 import fastengine
+from fastengine import compaction as fast_compaction
 from fastengine.tree import RunTree
 from reference import branch, compaction, migration, session
 from reference.session import UNSET
@@ -237,13 +239,18 @@ class TestCompaction:
         )
 
     @settings(max_examples=300)  # tool calls in what is summarised: about 1 example in 20
-    @given(sessions(), st.integers(0, 30), st.booleans())
-    def test_preparation(self, entries: list[Any], keep: int, str_ids: bool) -> None:
+    @given(sessions(), st.integers(0, 30), st.booleans(), st.booleans())
+    def test_preparation(
+        self, entries: list[Any], keep: int, str_ids: bool, calls_in_scan: bool
+    ) -> None:
         """prepare_compaction over one RunTree gives the reference's preparation, file
-        operations included (with str ids only, the C scan gathers the tool calls)."""
+        operations included (with str ids only, the C scan gathers the tool calls, when the
+        path is long enough: `calls_in_scan` makes every path so)."""
         path = [e for e in entries if isinstance(e.get("id"), str)] if str_ids else entries
         settings = compaction.CompactionSettings(keep_recent_tokens=keep)
-        _both_ways(
-            lambda: fastengine.prepare_compaction(path, settings),
-            lambda: compaction.prepare_compaction(path, settings),
-        )
+        scan_from = 0 if calls_in_scan else fast_compaction.CALLS_IN_SCAN_FROM
+        with mock.patch.object(fast_compaction, "CALLS_IN_SCAN_FROM", scan_from):
+            _both_ways(
+                lambda: fastengine.prepare_compaction(path, settings),
+                lambda: compaction.prepare_compaction(path, settings),
+            )
