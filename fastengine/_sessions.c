@@ -263,6 +263,17 @@ typedef struct {
     Py_ssize_t at;
 } Slot;
 
+/* The table's hash of an exact str: FNV-1a over its code units. Not the str's own hash,
+ * which would be computed (siphash) and stored in every id of a freshly parsed session,
+ * the most of a first walk's time. */
+static Py_hash_t str_hash(PyObject *text) {
+    const unsigned char *data = PyUnicode_DATA(text);
+    const size_t size = (size_t)PyUnicode_GET_LENGTH(text) * (size_t)PyUnicode_KIND(text);
+    uint64_t hash = 14695981039346656037ull;
+    for (size_t i = 0; i < size; i++) hash = (hash ^ data[i]) * 1099511628211ull;
+    return (Py_hash_t)(hash ^ (hash >> 29));
+}
+
 static Slot *find(Slot *table, size_t mask, PyObject *id, Py_hash_t hash) {
     for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
         Slot *slot = &table[i];
@@ -304,15 +315,13 @@ static PyObject *context_messages(PyObject *module, PyObject *args) {
             if (PyErr_Occurred()) goto done;
             goto refused;
         }
-        const Py_hash_t hash = PyObject_Hash(id);
-        if (hash == -1) goto done;
+        const Py_hash_t hash = str_hash(id);
         Slot *slot = find(table, size - 1, id, hash);
         slot->id = id, slot->hash = hash, slot->at = i;
     }
     Py_ssize_t at = n - 1, length = 0;
     if (leaf != Py_None && PyUnicode_GET_LENGTH(leaf) > 0) { /* "" is no id: the last entry */
-        const Py_hash_t hash = PyObject_Hash(leaf);
-        if (hash == -1) goto done;
+        const Py_hash_t hash = str_hash(leaf);
         Slot *slot = find(table, size - 1, leaf, hash);
         if (slot->id != NULL) at = slot->at;
     }
@@ -324,8 +333,7 @@ static PyObject *context_messages(PyObject *module, PyObject *args) {
         if (parent == NULL || parent == Py_None) break;
         if (!PyUnicode_CheckExact(parent)) goto refused;
         if (PyUnicode_GET_LENGTH(parent) == 0) break;
-        const Py_hash_t hash = PyObject_Hash(parent);
-        if (hash == -1) goto done;
+        const Py_hash_t hash = str_hash(parent);
         Slot *slot = find(table, size - 1, parent, hash);
         if (slot->id == NULL) break; /* a parent not in the session: the root */
         at = slot->at;
