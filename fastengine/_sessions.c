@@ -12,6 +12,7 @@
  * Anything else (an entry that is not a dict, an id that is not an exact str, a type or
  * parentId that is a str subclass) answers None, and the caller takes the Python scan,
  * which also raises the errors. Tested against it in tests/fastengine/test_sessions.py.
+ * slots(entries) is scan's fourth list alone (its ids not read: no id need be a str).
  * scan_with_calls(entries, tools) adds a fifth list, [(position, kind, path), ...]: the
  * file_op_calls of each slot, gathered while the message is in the cache (compaction reads
  * them by range rather than walking the messages again); None also where file_op_calls
@@ -155,18 +156,22 @@ static int message_calls(PyObject *message, PyObject *tools, PyObject *found, Py
     return 0;
 }
 
-/* scan, and scan_with_calls when `tools` is not NULL */
-static PyObject *scan_entries(PyObject *entries, PyObject *tools) {
+/* scan, scan_with_calls when `tools` is not NULL, the slots alone (slots) when `only_slots` */
+static PyObject *scan_entries(PyObject *entries, PyObject *tools, int only_slots) {
     if (!PyList_CheckExact(entries) && !PyTuple_CheckExact(entries)) Py_RETURN_NONE;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(entries);
     PyObject **items = PySequence_Fast_ITEMS(entries);
-    PyObject *positions = new_dict(n), *breaks = PyList_New(0), *headers = PyList_New(0);
+    PyObject *positions = only_slots ? NULL : new_dict(n);
+    PyObject *breaks = only_slots ? NULL : PyList_New(0);
+    PyObject *headers = only_slots ? NULL : PyList_New(0);
     PyObject *slots = PyList_New(n), *calls = tools == NULL ? NULL : PyList_New(0);
     PyObject *previous = NULL; /* borrowed: the previous entry's id */
-    if (!positions || !breaks || !headers || !slots || (tools != NULL && !calls)) goto error;
+    if ((!only_slots && (!positions || !breaks || !headers)) || !slots || (tools != NULL && !calls))
+        goto error;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *entry = items[i];
         if (!PyDict_CheckExact(entry)) goto fallback;
+        if (only_slots) goto slot;
         PyObject *key = dict_get(entry, s_id);
         if (key == NULL || !PyUnicode_CheckExact(key)) {
             if (PyErr_Occurred()) goto error;
@@ -184,6 +189,11 @@ static PyObject *scan_entries(PyObject *entries, PyObject *tools) {
         if (!chained) {
             if (append_index(breaks, i) < 0) goto error;
         }
+        PyObject *at = PyLong_FromSsize_t(i);
+        if (at == NULL || PyDict_SetItem(positions, key, at) < 0) { Py_XDECREF(at); goto error; }
+        Py_DECREF(at);
+        previous = key;
+    slot:;
         PyObject *kind = dict_get(entry, s_type);
         if (kind == NULL && PyErr_Occurred()) goto error;
         if (kind != NULL && PyUnicode_Check(kind) && !PyUnicode_CheckExact(kind)) goto fallback;
@@ -201,16 +211,13 @@ static PyObject *scan_entries(PyObject *entries, PyObject *tools) {
                 if (left < 0) goto error;
                 if (left > 0) goto fallback;
             }
-        } else if (same_str(kind, s_session_kind)) {
+        } else if (same_str(kind, s_session_kind) && !only_slots) {
             if (append_index(headers, i) < 0) goto error;
         }
         Py_INCREF(slot);
         PyList_SET_ITEM(slots, i, slot);
-        PyObject *at = PyLong_FromSsize_t(i);
-        if (at == NULL || PyDict_SetItem(positions, key, at) < 0) { Py_XDECREF(at); goto error; }
-        Py_DECREF(at);
-        previous = key;
     }
+    if (only_slots) return slots;
     if (calls != NULL) return Py_BuildValue("(NNNNN)", positions, breaks, headers, slots, calls);
     return Py_BuildValue("(NNNN)", positions, breaks, headers, slots);
 fallback:
@@ -226,14 +233,19 @@ error:
 
 static PyObject *scan(PyObject *module, PyObject *entries) {
     (void)module;
-    return scan_entries(entries, NULL);
+    return scan_entries(entries, NULL, 0);
+}
+
+static PyObject *slots(PyObject *module, PyObject *entries) {
+    (void)module;
+    return scan_entries(entries, NULL, 1);
 }
 
 static PyObject *scan_with_calls(PyObject *module, PyObject *args) {
     (void)module;
     PyObject *entries, *tools;
     if (!PyArg_ParseTuple(args, "OO!", &entries, &PyDict_Type, &tools)) return NULL;
-    return scan_entries(entries, tools);
+    return scan_entries(entries, tools, 0);
 }
 
 static PyObject *file_op_calls(PyObject *module, PyObject *args) {
@@ -388,6 +400,7 @@ static PyObject *nones(PyObject *module, PyObject *seq) {
 
 static PyMethodDef methods[] = {
     {"scan", scan, METH_O, "A session's ids, chain breaks, headers and messages in one pass."},
+    {"slots", slots, METH_O, "scan's slots alone."},
     {"scan_with_calls", scan_with_calls, METH_VARARGS,
      "scan, and the read/write/edit calls of each message found, with its position."},
     {"file_op_calls", file_op_calls, METH_VARARGS,

@@ -5,11 +5,12 @@
   the answer, where the reference lists every one. A malformed entry elsewhere in the
   range is not read; what the reference would refuse in it, `fastengine.session.as_entries`
   noted (`refuse_unreadable`).
-- `prepare_compaction` takes one `RunTree` of the path for the context estimate, the walk
-  back to the budget and the messages summarised (slices of its `slots`), and on a long
-  path gathers the file operations from the same C pass (`scan_with_calls`), which finds
-  each message's read/write/edit calls while the scan holds it; on a short one, from the
-  messages summarised (`CALLS_IN_SCAN_FROM`).
+- `prepare_compaction` reads each entry's message once (`RunTree.slots`) for the walk back
+  to the budget and the messages summarised. On a long path one `RunTree` gives them, the
+  context estimate and the file operations from the same C pass (`scan_with_calls`), which
+  finds each message's read/write/edit calls while the scan holds it; on a short one
+  (`CALLS_IN_SCAN_FROM`) the slots come alone from C, the context from
+  `build_session_context`'s C walk, the file operations from the messages summarised.
 
 Each answers as its `reference.compaction` namesake (tests/fastengine/test_sessions.py).
 """
@@ -39,7 +40,7 @@ from reference.compaction import (
     projects_to,
     settle_cut,
 )
-from reference.session import session_entry_to_context_messages
+from reference.session import SessionContext, session_entry_to_context_messages
 
 __all__ = ["file_operation_calls", "find_cut_point", "prepare_compaction", "refuse_unreadable"]
 
@@ -59,6 +60,8 @@ C_SCAN_WITH_CALLS: Final[Callable[[Sequence[Any], dict[str, str]], Any] | None] 
 # helper); on a long one, most of the path is summarised and a second walk over it costs
 # more (10,000 entries: about 20%)
 CALLS_IN_SCAN_FROM: Final = 2048
+# RunTree's slots alone, in C (None: not plain parsed JSON in a list or tuple)
+C_SLOTS: Final[Callable[[Sequence[Any]], list[Any] | None] | None] = native("_sessions", "slots")
 # CP-4's walk back from the newest entry, each plain message estimated in C (`_tokens.c`)
 C_BUDGET_REACHED_AT: Final[Callable[..., Any] | None] = native("_tokens", "budget_reached_at")
 
@@ -139,18 +142,14 @@ def find_cut_point(
 def prepare_compaction(
     path: Sequence[Entry], settings: CompactionSettings
 ) -> CompactionPreparation | None:
-    """`reference.compaction.prepare_compaction` over one `RunTree` of the path: the
-    reference's `compaction_preparation` with this engine's walks."""
+    """`reference.compaction.prepare_compaction` with this engine's walks: the reference's
+    `compaction_preparation` given the path's messages (`slots`) and context estimate."""
     if path and path[-1].get("type") == "compaction":
         return None
-    # one pass: the context, the messages and (on a long path) their calls
-    tree, calls = (
-        _tree_and_calls(path) if len(path) >= CALLS_IN_SCAN_FROM else (RunTree.of(path), None)
-    )
-    slots = tree.slots
+    slots, context, calls = _slots_context_calls(path)
     others = none_positions(slots)  # a compaction entry is one of these
     previous_index = next((i for i in reversed(others) if path[i].get("type") == "compaction"), -1)
-    tokens_before = estimate_context_tokens(build_session_context(tree).messages).tokens
+    tokens_before = estimate_context_tokens(context.messages).tokens
 
     def file_calls(
         start: int, end: int, messages: Sequence[Mapping[str, Any]]
@@ -165,7 +164,7 @@ def prepare_compaction(
         previous_index,
         tokens_before,
         messages=lambda start, end: _summarizable(path, slots, others, start, end),
-        cut_point=partial(find_cut_point, slots=slots),  # the tree's messages: no lookups
+        cut_point=partial(find_cut_point, slots=slots),  # the messages found: no lookups
         file_calls=file_calls,
     )
 
@@ -177,6 +176,27 @@ def _calls_between(
     first = bisect_left(calls, start, key=itemgetter(0))
     last = bisect_left(calls, stop, lo=first, key=itemgetter(0))
     return [(kind, path) for _, kind, path in calls[first:last]]
+
+
+def _slots_context_calls(
+    path: Sequence[Entry],
+) -> tuple[Sequence[Any], SessionContext, Sequence[tuple[int, str, str]] | None]:
+    """Each entry's message as the context carries it or None (`RunTree.slots`), the
+    path's context, and on a long path (`CALLS_IN_SCAN_FROM`) the file calls of the
+    messages (None: they are read from the messages summarised).
+
+    A short path of plain parsed JSON takes the slots alone from C (`_sessions.slots`) and
+    its context from `build_session_context`'s C walk: no index of the ids (a dict of
+    ints, every id hashed) is made. Otherwise one `RunTree` gives both.
+    """
+    if len(path) < CALLS_IN_SCAN_FROM:
+        found = C_SLOTS(path) if C_SLOTS is not None else None
+        if found is not None:
+            return found, build_session_context(path), None
+        tree = RunTree.of(path)
+        return tree.slots, build_session_context(tree), None
+    tree, calls = _tree_and_calls(path)  # one pass: the context, the messages, their calls
+    return tree.slots, build_session_context(tree), calls
 
 
 def _tree_and_calls(

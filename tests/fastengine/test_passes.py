@@ -37,11 +37,14 @@ from reference import compaction, session
 @pytest.mark.skipif(tree._C_SCAN is None, reason="the C pass is not built")
 @given(sessions(), st.booleans())
 def test_the_c_scan_is_the_python_scan(entries: list[Any], as_tuple: bool) -> None:
-    """fastengine/_sessions.c gives the Python scan's values, or None to leave it to it."""
+    """fastengine/_sessions.c gives the Python scan's values, or None to leave it to it;
+    its slots alone (`slots`) whatever the ids."""
     given_entries: Sequence[Any] = tuple(entries) if as_tuple else entries
-    assert tree._C_SCAN is not None
+    assert tree._C_SCAN is not None and fast_compaction.C_SLOTS is not None
     found = tree._C_SCAN(given_entries)
     plain = RunTree.scan(given_entries)
+    alone = fast_compaction.C_SLOTS(given_entries)  # the slots without the ids: any id
+    assert alone is not None and all(a is b for a, b in zip(alone, plain.slots, strict=True))
     if found is None:  # only where some id is not a str
         assert not all(type(e.get("id")) is str for e in entries)
         return

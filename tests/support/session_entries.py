@@ -113,7 +113,11 @@ def without_c() -> Iterator[None]:
         mock.patch.multiple(session, _C_ARRAY=None, _C_LINES=None, _C_CONTEXT=None),
         mock.patch.object(tokens, "C_CONTEXT_TOKENS", None),
         mock.patch.multiple(
-            compaction, C_FILE_OP_CALLS=None, C_SCAN_WITH_CALLS=None, C_BUDGET_REACHED_AT=None
+            compaction,
+            C_FILE_OP_CALLS=None,
+            C_SCAN_WITH_CALLS=None,
+            C_BUDGET_REACHED_AT=None,
+            C_SLOTS=None,
         ),
     ):
         yield
