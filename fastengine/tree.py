@@ -188,7 +188,10 @@ class RunTree(SessionTree):
                 walk_to_root(self.index(), entries[leaf])
                 raise InvalidInput("parentId", "a parentId cycle")  # pragma: no cover
             parent = entries[start].get("parentId")
-            at = positions.get(entry_key(parent)) if js_truthy(parent) else None
+            if type(parent) is str:  # the usual parentId: its own key, truthy unless ""
+                at = positions.get(parent) if parent else None
+            else:
+                at = positions.get(entry_key(parent)) if js_truthy(parent) else None
         found.reverse()
         return found
 
