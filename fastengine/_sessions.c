@@ -298,7 +298,8 @@ static Slot *find(Slot *table, size_t mask, PyObject *id, Py_hash_t hash) {
  * entry with a slot (see scan), for a list or tuple of exact dict entries with exact str
  * ids; `leaf` an exact str id (not found: the last entry, as leaf_position) or None for
  * the last entry. The path is walked one parentId at a time through an id table (no
- * Python dict, no int per entry). None for anything else (another entry on the path, a
+ * Python dict, no int per entry); where no id repeats, a parentId that is the previous
+ * entry's id is that entry, without a lookup (a run of the chain). None for anything else (another entry on the path, a
  * parentId that is neither a str nor null nor absent, a cycle, a str subclass anywhere
  * it is read): the caller takes RunTree's walk, which also raises the errors. */
 static PyObject *context_messages(PyObject *module, PyObject *args) {
@@ -315,8 +316,10 @@ static PyObject *context_messages(PyObject *module, PyObject *args) {
     while (size < 2 * (size_t)n) size <<= 1;
     Slot *table = PyMem_Calloc(size, sizeof(Slot));
     Py_ssize_t *path = PyMem_Malloc((size_t)n * sizeof(Py_ssize_t));
+    PyObject **ids = PyMem_Malloc((size_t)n * sizeof(PyObject *)); /* borrowed */
     PyObject *found = NULL;
-    if (table == NULL || path == NULL) {
+    int unique = 1; /* no id repeats: the entry before one is its parent when ids match */
+    if (table == NULL || path == NULL || ids == NULL) {
         PyErr_NoMemory();
         goto done;
     }
@@ -329,7 +332,9 @@ static PyObject *context_messages(PyObject *module, PyObject *args) {
         }
         const Py_hash_t hash = str_hash(id);
         Slot *slot = find(table, size - 1, id, hash);
+        unique &= slot->id == NULL;
         slot->id = id, slot->hash = hash, slot->at = i;
+        ids[i] = id;
     }
     Py_ssize_t at = n - 1, length = 0;
     if (leaf != Py_None && PyUnicode_GET_LENGTH(leaf) > 0) { /* "" is no id: the last entry */
@@ -345,6 +350,10 @@ static PyObject *context_messages(PyObject *module, PyObject *args) {
         if (parent == NULL || parent == Py_None) break;
         if (!PyUnicode_CheckExact(parent)) goto refused;
         if (PyUnicode_GET_LENGTH(parent) == 0) break;
+        if (unique && at > 0 && equal_str(parent, ids[at - 1])) { /* a run: no lookup */
+            at--;
+            continue;
+        }
         const Py_hash_t hash = str_hash(parent);
         Slot *slot = find(table, size - 1, parent, hash);
         if (slot->id == NULL) break; /* a parent not in the session: the root */
@@ -374,6 +383,7 @@ refused:
 done:
     PyMem_Free(table);
     PyMem_Free(path);
+    PyMem_Free(ids);
     if (PyErr_Occurred()) Py_CLEAR(found);
     return found;
 }
