@@ -162,6 +162,12 @@ class RunTree(SessionTree):
             position=len(self.entries),
         )
 
+    def position(self, entry_id: Any) -> int | None:
+        """`SessionTree.position`, a str id (its own key) looked up at once."""
+        if type(entry_id) is str:
+            return self.positions.get(entry_id)
+        return SessionTree.position(self, entry_id)
+
     def without_headers(self) -> RunTree:
         """The tree of the entries other than `session` headers (`SessionManager`'s index)."""
         if not self.headers:
