@@ -14,14 +14,15 @@
  * makes every value anew, grows each dict and list as it fills, and its objects are
  * traversed by the cyclic collector again and again while the parse runs. Here a key is
  * looked up by its bytes in a small table of the keys seen (new keys interned, so the
- * engine's lookups with its literal keys compare pointers), a short string or an int is
+ * engine's lookups with its literal keys compare pointers); a short string or an int is
  * the same object as the last equal one in its slot of a value table (sessions repeat
  * them on every entry: fewer objects, less memory for the helpers to walk; a word of
- * letters, a type or role, is interned too), each dict and
- * list is made at its final size from a stack of the values parsed, and every list and
- * dict is left untracked by the collector
- * (parsed JSON holds no cycle; a dict that later takes a tracked value is tracked again
- * by CPython), with the collector paused during the pass.
+ * letters, a type or a role, is interned too); each dict and list is made at its final
+ * size from a stack of the values parsed and taken out of the collector's lists as soon
+ * as it is whole (parsed JSON holds no cycle; a dict that later takes a tracked value is
+ * tracked again by CPython), so the collections that run while the pass allocates find
+ * almost nothing to traverse, and none is left owed to the caller (pausing the collector
+ * would defer one to the next allocation after the pass, in the caller's time).
  *
  * The same values as json: ints by PyLong_FromString beyond 18 digits, floats by
  * PyOS_string_to_double (float()'s, correctly rounded, 1e400 is inf), duplicate keys
@@ -408,7 +409,6 @@ static PyObject *lines(PyObject *module, PyObject *text) {
     /* JavaScript's trim, for the ASCII whitespace (other text at either end: refused) */
     while (p->at < p->end && (*p->at == ' ' || (*p->at >= '\t' && *p->at <= '\r'))) p->at++;
     while (p->end > p->at && (p->end[-1] == ' ' || (p->end[-1] >= '\t' && p->end[-1] <= '\r'))) p->end--;
-    const int enabled = PyGC_Disable();
     PyObject *result = NULL;
     while (p->at < p->end) {
         skip_space(p);
@@ -430,7 +430,6 @@ static PyObject *lines(PyObject *module, PyObject *text) {
         p->used = 0;
     }
 done:
-    if (enabled) PyGC_Enable();
     while (p->used > 0) Py_DECREF(p->stack[--p->used]);
     for (int k = 0; k < KEYS; k++) Py_XDECREF(p->keys[k]);
     for (int k = 0; k < VALUES; k++) Py_XDECREF(p->values[k]);
