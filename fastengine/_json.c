@@ -32,6 +32,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "_capi.h" /* new_dict */
+
 #define MAX_DEPTH 256
 #define KEYS 512         /* slots of the key table (a power of two) */
 #define KEY_BYTES 64     /* longer keys are not kept in it */
@@ -310,11 +312,7 @@ static PyObject *closed(Parser *p, Py_ssize_t first, int is_dict) {
     Py_ssize_t count = p->used - first;
     PyObject *made;
     if (is_dict) {
-#if PY_VERSION_HEX < 0x030D0000
-        made = _PyDict_NewPresized(count / 2);
-#else
-        made = PyDict_New();
-#endif
+        made = new_dict(count / 2);
         for (Py_ssize_t i = first; made != NULL && i < p->used; i += 2) {
             if (PyDict_SetItem(made, p->stack[i], p->stack[i + 1]) < 0) Py_CLEAR(made);
         }

@@ -24,14 +24,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-/* list.append(i): 0, or -1 with an exception set */
-static int append_index(PyObject *list, Py_ssize_t i) {
-    PyObject *at = PyLong_FromSsize_t(i);
-    if (at == NULL) return -1;
-    const int failed = PyList_Append(list, at);
-    Py_DECREF(at);
-    return failed;
-}
+#include "_capi.h" /* append_index */
 
 /* JavaScript's String.prototype.trim whitespace (reference.session_file.JS_SPACE) */
 static int js_space(Py_UCS4 c) {

@@ -35,7 +35,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include "_dict.h" /* dict_get: exact dicts only */
+#include "_capi.h" /* append_index, new_dict, dict_get (exact dicts only) */
 
 static PyObject *s_role, *s_assistant, *s_tool_call, *s_arguments, *s_name, *s_path;
 static PyObject *s_id, *s_parent, *s_type, *s_message, *s_content, *s_session_kind, *s_message_kind;
@@ -52,26 +52,6 @@ static int equal_str(PyObject *a, PyObject *b) {
 
 static int same_str(PyObject *value, PyObject *literal) {
     return value != NULL && PyUnicode_CheckExact(value) && equal_str(value, literal);
-}
-
-/* A dict with room for n keys, so filling it never rehashes (the presizing call is private
- * API, kept by CPython up to 3.12; later versions grow the dict as it fills). */
-static PyObject *new_dict(Py_ssize_t n) {
-#if PY_VERSION_HEX < 0x030D0000
-    return _PyDict_NewPresized(n);
-#else
-    (void)n;
-    return PyDict_New();
-#endif
-}
-
-/* list.append(i): 0, or -1 with an exception set */
-static int append_index(PyObject *list, Py_ssize_t i) {
-    PyObject *at = PyLong_FromSsize_t(i);
-    if (at == NULL) return -1;
-    const int failed = PyList_Append(list, at);
-    Py_DECREF(at);
-    return failed;
 }
 
 /* 1 for a value of a type parsed JSON has that is not a str or dict (skipped as Python

@@ -30,7 +30,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include "_dict.h" /* dict_get: exact dicts only */
+#include "_capi.h" /* dict_get: exact dicts only */
 
 #define MAX_DEPTH 32
 #define IMAGE_CHARS 4800

@@ -1,5 +1,11 @@
-/* fastengine/_dict.h: dict_get(dict, key), PyDict_GetItemWithError for an exact dict, the
- * key found by its pointer first.
+/* fastengine/_capi.h: the C passes' shared helpers.
+ *
+ * append_index(list, i): list.append(i), 0 or -1 with an exception set.
+ * new_dict(n): a dict with room for n keys, so filling it never rehashes (the presizing
+ * call is private API, kept by CPython up to 3.12; later versions grow the dict as it
+ * fills).
+ * dict_get(dict, key): PyDict_GetItemWithError for an exact dict, the key found by its
+ * pointer first.
  *
  * The session's keys are interned by the parse (fastengine/_json.c) and the passes look
  * them up with interned literals, so the key object itself is in the dict. On CPython
@@ -10,10 +16,33 @@
  * key, an absent key, a larger or split table, another version), the lookup is
  * PyDict_GetItemWithError's: the answer is the same either way.
  */
-#ifndef FASTENGINE_DICT_H
-#define FASTENGINE_DICT_H
+#ifndef FASTENGINE_CAPI_H
+#define FASTENGINE_CAPI_H
 
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+static inline int append_index(PyObject *list, Py_ssize_t i) {
+    PyObject *at = PyLong_FromSsize_t(i);
+    if (at == NULL) return -1;
+    const int failed = PyList_Append(list, at);
+    Py_DECREF(at);
+    return failed;
+}
+
+static inline PyObject *new_dict(Py_ssize_t n) {
+#if PY_VERSION_HEX < 0x030D0000
+    return _PyDict_NewPresized(n);
+#else
+    (void)n;
+    return PyDict_New();
+#endif
+}
+
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && defined(__has_include)
+#if __has_include("internal/pycore_dict.h")
+#define FASTENGINE_DICT_LAYOUT 1
+#endif
+#endif
+
+#ifdef FASTENGINE_DICT_LAYOUT
 #define Py_BUILD_CORE 1
 #include "internal/pycore_dict.h"
 #undef Py_BUILD_CORE
