@@ -250,26 +250,28 @@ static PyObject *file_op_calls(PyObject *module, PyObject *args) {
 /* context_messages's id table: open addressing over (id, position), the last entry with an
  * id winning (Pi's Map, reference.session.index_entries). */
 typedef struct {
-    PyObject *id; /* borrowed: an exact str */
-    Py_hash_t hash;
-    Py_ssize_t at;
+    uint32_t hash; /* the id's str_hash, truncated */
+    uint32_t at;   /* the entry's position + 1; 0: an empty slot (its id is ids[at - 1]) */
 } Slot;
 
 /* The table's hash of an exact str: FNV-1a over its code units. Not the str's own hash,
  * which would be computed (siphash) and stored in every id of a freshly parsed session,
  * the most of a first walk's time. */
-static Py_hash_t str_hash(PyObject *text) {
+static uint32_t str_hash(PyObject *text) {
     const unsigned char *data = PyUnicode_DATA(text);
     const size_t size = (size_t)PyUnicode_GET_LENGTH(text) * (size_t)PyUnicode_KIND(text);
     uint64_t hash = 14695981039346656037ull;
     for (size_t i = 0; i < size; i++) hash = (hash ^ data[i]) * 1099511628211ull;
-    return (Py_hash_t)(hash ^ (hash >> 29));
+    return (uint32_t)(hash ^ (hash >> 32));
 }
 
-static Slot *find(Slot *table, size_t mask, PyObject *id, Py_hash_t hash) {
+/* The slot of `id` in the table (8 bytes a slot, the ids themselves in `ids`), or the
+ * empty slot where it would go. */
+static Slot *find(Slot *table, size_t mask, PyObject **ids, PyObject *id, uint32_t hash) {
     for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
         Slot *slot = &table[i];
-        if (slot->id == NULL || (slot->hash == hash && equal_str(slot->id, id))) return slot;
+        if (slot->at == 0 || (slot->hash == hash && equal_str(ids[slot->at - 1], id)))
+            return slot;
     }
 }
 
@@ -278,8 +280,9 @@ static Slot *find(Slot *table, size_t mask, PyObject *id, Py_hash_t hash) {
  * entry with a slot (see scan), for a list or tuple of exact dict entries with exact str
  * ids; `leaf` an exact str id (not found: the last entry, as leaf_position) or None for
  * the last entry. The path is walked one parentId at a time through an id table (no
- * Python dict, no int per entry); where no id repeats, a parentId that is the previous
- * entry's id is that entry, without a lookup (a run of the chain). None for anything else (another entry on the path, a
+ * Python dict, no int per entry), each entry read once, in order, for its id, parentId
+ * and message; where no id repeats, a parentId that is the previous entry's id is that
+ * entry, without a lookup (a run of the chain). None for anything else (another entry on the path, a
  * parentId that is neither a str nor null nor absent, a cycle, a str subclass anywhere
  * it is read): the caller takes RunTree's walk, which also raises the errors. */
 static PyObject *context_messages(PyObject *module, PyObject *args) {
@@ -291,12 +294,15 @@ static PyObject *context_messages(PyObject *module, PyObject *args) {
         Py_RETURN_NONE;
     const Py_ssize_t n = PySequence_Fast_GET_SIZE(entries);
     PyObject **items = PySequence_Fast_ITEMS(entries);
-    if (n == 0) Py_RETURN_NONE;
+    if (n == 0 || n >= UINT32_MAX) Py_RETURN_NONE;
     size_t size = 8;
     while (size < 2 * (size_t)n) size <<= 1;
     Slot *table = PyMem_Calloc(size, sizeof(Slot));
     Py_ssize_t *path = PyMem_Malloc((size_t)n * sizeof(Py_ssize_t));
-    PyObject **ids = PyMem_Malloc((size_t)n * sizeof(PyObject *)); /* borrowed */
+    /* per entry, borrowed, read in one pass over the entries: its id, its parentId (NULL
+     * when absent) and its message when it has a slot (NULL otherwise) */
+    PyObject **ids = PyMem_Malloc(3 * (size_t)n * sizeof(PyObject *));
+    PyObject **parents = ids + n, **messages = ids + 2 * n;
     PyObject *found = NULL;
     int unique = 1; /* no id repeats: the entry before one is its parent when ids match */
     if (table == NULL || path == NULL || ids == NULL) {
@@ -304,29 +310,38 @@ static PyObject *context_messages(PyObject *module, PyObject *args) {
         goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (!PyDict_CheckExact(items[i])) goto refused;
-        PyObject *id = dict_get(items[i], s_id);
+        PyObject *entry = items[i];
+        if (!PyDict_CheckExact(entry)) goto refused;
+        PyObject *id = dict_get(entry, s_id);
         if (id == NULL || !PyUnicode_CheckExact(id)) {
             if (PyErr_Occurred()) goto done;
             goto refused;
         }
-        const Py_hash_t hash = str_hash(id);
-        Slot *slot = find(table, size - 1, id, hash);
-        unique &= slot->id == NULL;
-        slot->id = id, slot->hash = hash, slot->at = i;
+        const uint32_t hash = str_hash(id);
+        Slot *slot = find(table, size - 1, ids, id, hash);
+        unique &= slot->at == 0;
         ids[i] = id;
+        slot->hash = hash, slot->at = (uint32_t)i + 1;
+        parents[i] = dict_get(entry, s_parent);
+        PyObject *kind = dict_get(entry, s_type);
+        PyObject *message = kind == NULL ? NULL : dict_get(entry, s_message);
+        PyObject *content = message != NULL && PyDict_CheckExact(message)
+                                ? dict_get(message, s_content)
+                                : NULL;
+        if (PyErr_Occurred()) goto done;
+        const int kept = same_str(kind, s_message_kind) && content != NULL && content != Py_None;
+        messages[i] = kept ? message : NULL;
     }
     Py_ssize_t at = n - 1, length = 0;
     if (leaf != Py_None && PyUnicode_GET_LENGTH(leaf) > 0) { /* "" is no id: the last entry */
-        const Py_hash_t hash = str_hash(leaf);
-        Slot *slot = find(table, size - 1, leaf, hash);
-        if (slot->id != NULL) at = slot->at;
+        const uint32_t hash = str_hash(leaf);
+        Slot *slot = find(table, size - 1, ids, leaf, hash);
+        if (slot->at != 0) at = (Py_ssize_t)slot->at - 1;
     }
     for (;;) {
-        if (length == n) goto refused; /* a cycle: the walk raises */
+        if (length == n || messages[at] == NULL) goto refused; /* a cycle, another entry */
         path[length++] = at;
-        PyObject *parent = dict_get(items[at], s_parent);
-        if (parent == NULL && PyErr_Occurred()) goto done;
+        PyObject *parent = parents[at];
         if (parent == NULL || parent == Py_None) break;
         if (!PyUnicode_CheckExact(parent)) goto refused;
         if (PyUnicode_GET_LENGTH(parent) == 0) break;
@@ -334,25 +349,15 @@ static PyObject *context_messages(PyObject *module, PyObject *args) {
             at--;
             continue;
         }
-        const Py_hash_t hash = str_hash(parent);
-        Slot *slot = find(table, size - 1, parent, hash);
-        if (slot->id == NULL) break; /* a parent not in the session: the root */
-        at = slot->at;
+        const uint32_t hash = str_hash(parent);
+        Slot *slot = find(table, size - 1, ids, parent, hash);
+        if (slot->at == 0) break; /* a parent not in the session: the root */
+        at = (Py_ssize_t)slot->at - 1;
     }
     found = PyTuple_New(length);
     if (found == NULL) goto done;
     for (Py_ssize_t k = 0; k < length; k++) {
-        PyObject *entry = items[path[length - 1 - k]];
-        PyObject *kind = dict_get(entry, s_type);
-        PyObject *message = kind == NULL ? NULL : dict_get(entry, s_message);
-        PyObject *content = message != NULL && PyDict_CheckExact(message)
-                                ? dict_get(message, s_content)
-                                : NULL;
-        if (PyErr_Occurred()) goto done;
-        if (!same_str(kind, s_message_kind) || content == NULL || content == Py_None) {
-            Py_CLEAR(found);
-            goto refused;
-        }
+        PyObject *message = messages[path[length - 1 - k]];
         Py_INCREF(message);
         PyTuple_SET_ITEM(found, k, message);
     }
