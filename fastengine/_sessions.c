@@ -27,8 +27,9 @@
  * nones(seq) -> [position, ...]: where a list or tuple holds None, found by comparing
  * pointers (Python's `index(None)` and `in` ask each item's type, a memory access per item).
  *
- * context_messages(entries, leaf) -> the messages of the leaf's context when its path is
- * all plain message entries (the usual session), without building a RunTree.
+ * context_messages(entries, leaf[, slots]) -> the messages of the leaf's context when its
+ * path is all plain message entries (the usual session), without building a RunTree;
+ * `slots`, scan's slots of these entries when the caller has them, spares their lookups.
  *
  * The parse's passes (the lines parsed as one array) are in _parse.c.
  */
@@ -287,12 +288,14 @@ static Slot *find(Slot *table, size_t mask, PyObject **ids, PyObject *id, uint32
  * it is read): the caller takes RunTree's walk, which also raises the errors. */
 static PyObject *context_messages(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *entries, *leaf;
-    if (!PyArg_ParseTuple(args, "OO", &entries, &leaf)) return NULL;
+    PyObject *entries, *leaf, *known = Py_None;
+    if (!PyArg_ParseTuple(args, "OO|O", &entries, &leaf, &known)) return NULL;
     if ((!PyList_CheckExact(entries) && !PyTuple_CheckExact(entries)) ||
         (leaf != Py_None && !PyUnicode_CheckExact(leaf)))
         Py_RETURN_NONE;
     const Py_ssize_t n = PySequence_Fast_GET_SIZE(entries);
+    if (known != Py_None && !(PyList_CheckExact(known) && PyList_GET_SIZE(known) == n))
+        Py_RETURN_NONE;
     PyObject **items = PySequence_Fast_ITEMS(entries);
     if (n == 0 || n >= UINT32_MAX) Py_RETURN_NONE;
     size_t size = 8;
@@ -323,6 +326,12 @@ static PyObject *context_messages(PyObject *module, PyObject *args) {
         ids[i] = id;
         slot->hash = hash, slot->at = (uint32_t)i + 1;
         parents[i] = dict_get(entry, s_parent);
+        if (known != Py_None) { /* the caller's slots (scan's): no lookups to the message */
+            PyObject *slot = PyList_GET_ITEM(known, i);
+            messages[i] = slot == Py_None ? NULL : slot;
+            if (PyErr_Occurred()) goto done;
+            continue;
+        }
         PyObject *kind = dict_get(entry, s_type);
         PyObject *message = kind == NULL ? NULL : dict_get(entry, s_message);
         PyObject *content = message != NULL && PyDict_CheckExact(message)

@@ -24,7 +24,7 @@ from operator import itemgetter
 from typing import Any, Final
 
 from fastengine._native import native
-from fastengine.session import build_session_context
+from fastengine.session import C_CONTEXT, build_session_context, plain_context
 from fastengine.tokens import estimate_context_tokens
 from fastengine.tree import RunTree, any_between, none_positions
 from reference.compaction import (
@@ -192,6 +192,9 @@ def _slots_context_calls(
     if len(path) < CALLS_IN_SCAN_FROM:
         found = C_SLOTS(path) if C_SLOTS is not None else None
         if found is not None:
+            messages = C_CONTEXT(path, None, found) if C_CONTEXT is not None else None
+            if messages is not None:  # every entry on the path a message: its context
+                return found, plain_context(messages), None
             return found, build_session_context(path), None
         tree = RunTree.of(path)
         return tree.slots, build_session_context(tree), None

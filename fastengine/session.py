@@ -54,6 +54,7 @@ __all__ = [
     "build_session_path",
     "load_session",
     "parse_session_entries",
+    "plain_context",
 ]
 
 Entry = Mapping[str, Any]
@@ -65,7 +66,7 @@ _C_ARRAY: Final[Callable[[str], tuple[str, list[int], int]] | None] = native(
 _C_UNTRACK: Final[Callable[[Any], None] | None] = native("_parse", "untrack")
 # every line's value as json.loads gives it, in one pass; None where it is not sure
 # the messages of a path of plain message entries, walked in C (None: RunTree's walk)
-_C_CONTEXT: Final[Callable[[object, object], tuple[Any, ...] | None] | None] = native(
+C_CONTEXT: Final[Callable[..., tuple[Any, ...] | None] | None] = native(
     "_sessions", "context_messages"
 )
 _C_LINES: Final[Callable[[str], tuple[Any, ...] | None] | None] = native("_json", "lines")
@@ -191,12 +192,10 @@ def build_session_context(
     """`reference.session.build_session_context`: the path's messages as slices of the
     tree's `slots`, or, for a list of plain message entries, from one C walk
     (`_sessions.context_messages`) without the tree."""
-    if _C_CONTEXT is not None and (leaf_id is UNSET or type(leaf_id) is str):
-        messages = _C_CONTEXT(entries, None if leaf_id is UNSET else leaf_id)
+    if C_CONTEXT is not None and (leaf_id is UNSET or type(leaf_id) is str):
+        messages = C_CONTEXT(entries, None if leaf_id is UNSET else leaf_id)
         if messages is not None:
-            return SessionContext(
-                messages=messages, thinking_level="off", model=_model_of(messages, messages, {})
-            )
+            return plain_context(messages)
     tree = RunTree.of(entries)
     leaf = leaf_position(tree, leaf_id)
     if leaf is None:
@@ -206,6 +205,14 @@ def build_session_context(
         path = tree.path_to(leaf)
         return _context_of(path, [slot_of(e) for e in path])
     return _context_of(joined(tree.entries, ranges), joined(tree.slots, ranges))
+
+
+def plain_context(messages: tuple[dict[str, Any], ...]) -> SessionContext:
+    """The context of a path of message entries only (`_sessions.context_messages`): their
+    messages, the thinking level off, the model of the last assistant message's."""
+    return SessionContext(
+        messages=messages, thinking_level="off", model=_model_of(messages, messages, {})
+    )
 
 
 def _context_of(path: Sequence[Entry], slots: Sequence[dict[str, Any] | None]) -> SessionContext:

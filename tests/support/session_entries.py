@@ -110,7 +110,7 @@ def without_c() -> Iterator[None]:
     `fastengine._tokens` off."""
     with (
         mock.patch.multiple(tree, _C_SCAN=None, _C_NONES=None),
-        mock.patch.multiple(session, _C_ARRAY=None, _C_LINES=None, _C_CONTEXT=None),
+        mock.patch.multiple(session, _C_ARRAY=None, _C_LINES=None, C_CONTEXT=None),
         mock.patch.object(tokens, "C_CONTEXT_TOKENS", None),
         mock.patch.multiple(
             compaction,
