@@ -9,7 +9,9 @@ candidate installed (orjson, msgspec, pysimdjson, ujson; none is a dependency) i
 the same lines: a candidate is usable only if every probe gives today's value (or is
 skipped as today). Then the MB/s of each on a generated session
 (`corpora.generators.sessions`, `--entries` entries), parsed line by line and, for
-Python's `json`, as the fast engine does (one array of all lines), the values kept.
+Python's `json`, as the fast engine does on an odd file (one array of all lines), and
+the fast engine's own pass (`fastengine._json.lines`, json where it is not sure) line by
+line and on the whole file, as it parses the usual file; the values kept.
 `--no-gc` turns the cyclic collector off for the run: the parsers' own work, an upper
 bound, since pausing the collector around a parse only moves its work to after it (the
 young objects are traversed anyway). The figures are in docs/performance/end-to-end.md.
@@ -30,6 +32,7 @@ from functools import partial
 from typing import Any
 
 from corpora.generators.sessions import session
+from fastengine.session import _C_LINES as C_LINES
 from reference.session_file import JSON_DECODER, parse_line
 
 # line -> what JSON.parse gives, as today's parse path holds it (or a skip)
@@ -79,7 +82,20 @@ def _candidates() -> dict[str, Callable[[str], Any]]:
             found[name] = operator.attrgetter(attr)(importlib.import_module(module))
     if "msgspec" in found:  # it raises, rather than answer otherwise, on every probe it fails
         found["msgspec, json on error"] = partial(_or_json, found["msgspec"])
+    if C_LINES is not None:
+        found["fastengine._json"] = _fast_line
     return found
+
+
+def _fast_line(line: str) -> Any:
+    """The fast engine's one pass on one line, json where the pass is not sure (None)."""
+    assert C_LINES is not None
+    values = C_LINES(line)
+    if values is None:
+        return JSON_DECODER.decode(line)
+    if len(values) != 1:  # a blank line: no value, as json refuses it
+        raise ValueError("no value")
+    return values[0]
 
 
 def _or_json(parse: Callable[[str], Any], line: str) -> Any:
@@ -159,7 +175,18 @@ def main() -> None:
         kept = JSON_DECODER.decode(together)
         best = min(best, time.perf_counter() - begin)
         del kept
-    print(f"json as one array (the fast engine's parse): {megabytes / best:.1f} MB/s")
+    print(
+        f"json as one array (the fast engine's parse of an odd file): {megabytes / best:.1f} MB/s"
+    )
+    if C_LINES is not None:
+        best = math.inf
+        for _ in range(3):
+            gc.collect()
+            begin = time.perf_counter()
+            kept = C_LINES(text)
+            best = min(best, time.perf_counter() - begin)
+            del kept
+        print(f"fastengine._json, the whole file (the engine's parse): {megabytes / best:.1f} MB/s")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ speed is measured; everything else it answers with the reference's functions.
 
 - `tree.RunTree`: a `reference.session.SessionTree` whose paths are slices of runs of
   consecutive entries, built in one C pass (`_sessions.c`);
-- `session`: the file parsed at once, paths and contexts as slices;
+- `session`: the file parsed at once (the array written in C, `_parse.c`), paths and
+  contexts as slices;
 - `compaction`: the cut point reading only what decides, the preparation from one scan;
 - `branch`: the LCA by comparing runs, navigation with these walks;
 - `stream`: the output accumulator decoding each chunk in C (`_speedups.c`);
@@ -28,6 +29,7 @@ from fastengine.session import (
     build_context_entries,
     build_session_context,
     build_session_path,
+    load_session,
     parse_session_entries,
 )
 from fastengine.stream import OutputAccumulator, persist_stream
@@ -46,6 +48,7 @@ __all__ = [
     "collect_entries_for_branch_summary",
     "estimate_context_tokens",
     "find_cut_point",
+    "load_session",
     "navigate_tree",
     "parse_session_entries",
     "persist_stream",

@@ -12,6 +12,7 @@
  * Anything else (an entry that is not a dict, an id that is not an exact str, a type or
  * parentId that is a str subclass) answers None, and the caller takes the Python scan,
  * which also raises the errors. Tested against it in tests/fastengine/test_sessions.py.
+ * slots(entries) is scan's fourth list alone (its ids not read: no id need be a str).
  * scan_with_calls(entries, tools) adds a fifth list, [(position, kind, path), ...]: the
  * file_op_calls of each slot, gathered while the message is in the cache (compaction reads
  * them by range rather than walking the messages again); None also where file_op_calls
@@ -26,38 +27,32 @@
  * nones(seq) -> [position, ...]: where a list or tuple holds None, found by comparing
  * pointers (Python's `index(None)` and `in` ask each item's type, a memory access per item).
  *
- * unsettled_lines(text) -> [line, ...]: the lines of a session file that cannot be parsed
- * with the others as one JSON array (see fastengine.session.parse_session_entries): a string, bracket or
- * brace that does not close on the line, a comma outside them.
+ * context_messages(entries, leaf[, slots]) -> the messages of the leaf's context when its
+ * path is all plain message entries (the usual session), without building a RunTree;
+ * `slots`, scan's slots of these entries when the caller has them, spares their lookups.
+ *
+ * The parse's passes (the lines parsed as one array) are in _parse.c.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "_capi.h" /* append_index, new_dict, dict_get (exact dicts only) */
+
 static PyObject *s_role, *s_assistant, *s_tool_call, *s_arguments, *s_name, *s_path;
 static PyObject *s_id, *s_parent, *s_type, *s_message, *s_content, *s_session_kind, *s_message_kind;
 
+/* Whether two exact str are equal: the same object (interned keys and literals), else the
+ * same length, width and code units (what PyUnicode_Compare decides, without its calls). */
+static int equal_str(PyObject *a, PyObject *b) {
+    if (a == b) return 1;
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(a);
+    const int kind = PyUnicode_KIND(a);
+    return n == PyUnicode_GET_LENGTH(b) && kind == (int)PyUnicode_KIND(b) &&
+           memcmp(PyUnicode_DATA(a), PyUnicode_DATA(b), (size_t)n * (size_t)kind) == 0;
+}
+
 static int same_str(PyObject *value, PyObject *literal) {
-    return value != NULL && PyUnicode_CheckExact(value) && PyUnicode_Compare(value, literal) == 0;
-}
-
-/* A dict with room for n keys, so filling it never rehashes (the presizing call is private
- * API, kept by CPython up to 3.12; later versions grow the dict as it fills). */
-static PyObject *new_dict(Py_ssize_t n) {
-#if PY_VERSION_HEX < 0x030D0000
-    return _PyDict_NewPresized(n);
-#else
-    (void)n;
-    return PyDict_New();
-#endif
-}
-
-/* list.append(i): 0, or -1 with an exception set */
-static int append_index(PyObject *list, Py_ssize_t i) {
-    PyObject *at = PyLong_FromSsize_t(i);
-    if (at == NULL) return -1;
-    const int failed = PyList_Append(list, at);
-    Py_DECREF(at);
-    return failed;
+    return value != NULL && PyUnicode_CheckExact(value) && equal_str(value, literal);
 }
 
 /* 1 for a value of a type parsed JSON has that is not a str or dict (skipped as Python
@@ -72,7 +67,7 @@ static int plain_other(PyObject *value) {
 static int str_is(PyObject *value, PyObject *literal) {
     if (value == NULL || plain_other(value)) return 0;
     if (!PyUnicode_CheckExact(value)) return -1;
-    return PyUnicode_Compare(value, literal) == 0;
+    return equal_str(value, literal);
 }
 
 /* Whether `value` is read as a Mapping: 1 for a dict, 0 for another type parsed JSON has
@@ -86,7 +81,7 @@ static int plain_dict(PyObject *value) {
 /* The str at `key` of the dict `owner`, in *value (NULL when absent or of another type):
  * 0, 1 for a str subclass (left to Python), or -1 with an exception set. */
 static int str_field(PyObject *owner, PyObject *key, PyObject **value) {
-    *value = PyDict_GetItemWithError(owner, key);
+    *value = dict_get(owner, key);
     if (*value == NULL) return PyErr_Occurred() ? -1 : 0;
     if (!PyUnicode_Check(*value)) {
         *value = NULL;
@@ -100,11 +95,11 @@ static int str_field(PyObject *owner, PyObject *key, PyObject **value) {
  * (see plain_dict and str_is), or -1 with an exception set. */
 static int message_calls(PyObject *message, PyObject *tools, PyObject *found, Py_ssize_t position) {
     if (!PyDict_CheckExact(message)) return 1;
-    PyObject *role = PyDict_GetItemWithError(message, s_role);
+    PyObject *role = dict_get(message, s_role);
     if (role == NULL && PyErr_Occurred()) return -1;
     const int assistant = str_is(role, s_assistant);
     if (assistant <= 0) return -assistant; /* not an assistant's: none; undecided: Python's */
-    PyObject *content = PyDict_GetItemWithError(message, s_content);
+    PyObject *content = dict_get(message, s_content);
     if (content == NULL && PyErr_Occurred()) return -1;
     if (content == NULL || !PyList_Check(content)) return 0;
     if (!PyList_CheckExact(content)) return 1;
@@ -113,7 +108,7 @@ static int message_calls(PyObject *message, PyObject *tools, PyObject *found, Py
         const int mapping = plain_dict(block);
         if (mapping < 0) return 1;
         if (!mapping) continue;
-        PyObject *kind = PyDict_GetItemWithError(block, s_type);
+        PyObject *kind = dict_get(block, s_type);
         if (kind == NULL && PyErr_Occurred()) return -1;
         const int call = str_is(kind, s_tool_call);
         if (call < 0) return 1;
@@ -126,7 +121,7 @@ static int message_calls(PyObject *message, PyObject *tools, PyObject *found, Py
         PyObject *tool = PyDict_GetItemWithError(tools, name);
         if (tool == NULL) { if (PyErr_Occurred()) return -1; continue; }
         if (tool == Py_None) continue;
-        PyObject *arguments = PyDict_GetItemWithError(block, s_arguments);
+        PyObject *arguments = dict_get(block, s_arguments);
         if (arguments == NULL) { if (PyErr_Occurred()) return -1; continue; }
         const int with_path = plain_dict(arguments);
         if (with_path < 0) return 1;
@@ -142,46 +137,53 @@ static int message_calls(PyObject *message, PyObject *tools, PyObject *found, Py
     return 0;
 }
 
-/* scan, and scan_with_calls when `tools` is not NULL */
-static PyObject *scan_entries(PyObject *entries, PyObject *tools) {
+/* scan, scan_with_calls when `tools` is not NULL, the slots alone (slots) when `only_slots` */
+static PyObject *scan_entries(PyObject *entries, PyObject *tools, int only_slots) {
     if (!PyList_CheckExact(entries) && !PyTuple_CheckExact(entries)) Py_RETURN_NONE;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(entries);
     PyObject **items = PySequence_Fast_ITEMS(entries);
-    PyObject *positions = new_dict(n), *breaks = PyList_New(0), *headers = PyList_New(0);
+    PyObject *positions = only_slots ? NULL : new_dict(n);
+    PyObject *breaks = only_slots ? NULL : PyList_New(0);
+    PyObject *headers = only_slots ? NULL : PyList_New(0);
     PyObject *slots = PyList_New(n), *calls = tools == NULL ? NULL : PyList_New(0);
     PyObject *previous = NULL; /* borrowed: the previous entry's id */
-    if (!positions || !breaks || !headers || !slots || (tools != NULL && !calls)) goto error;
+    if ((!only_slots && (!positions || !breaks || !headers)) || !slots || (tools != NULL && !calls))
+        goto error;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *entry = items[i];
         if (!PyDict_CheckExact(entry)) goto fallback;
-        PyObject *key = PyDict_GetItemWithError(entry, s_id);
+        if (only_slots) goto slot;
+        PyObject *key = dict_get(entry, s_id);
         if (key == NULL || !PyUnicode_CheckExact(key)) {
             if (PyErr_Occurred()) goto error;
             goto fallback;
         }
-        PyObject *parent = PyDict_GetItemWithError(entry, s_parent);
+        PyObject *parent = dict_get(entry, s_parent);
         if (parent == NULL && PyErr_Occurred()) goto error;
         int chained = 0;
         if (parent != NULL && PyUnicode_Check(parent)) {
             if (!PyUnicode_CheckExact(parent)) goto fallback;
             if (previous != NULL && PyUnicode_GET_LENGTH(parent) > 0) {
-                int equal = PyUnicode_Compare(parent, previous) == 0;
-                if (equal == 0 && PyErr_Occurred()) goto error;
-                chained = equal;
+                chained = equal_str(parent, previous);
             }
         }
         if (!chained) {
             if (append_index(breaks, i) < 0) goto error;
         }
-        PyObject *kind = PyDict_GetItemWithError(entry, s_type);
+        PyObject *at = PyLong_FromSsize_t(i);
+        if (at == NULL || PyDict_SetItem(positions, key, at) < 0) { Py_XDECREF(at); goto error; }
+        Py_DECREF(at);
+        previous = key;
+    slot:;
+        PyObject *kind = dict_get(entry, s_type);
         if (kind == NULL && PyErr_Occurred()) goto error;
         if (kind != NULL && PyUnicode_Check(kind) && !PyUnicode_CheckExact(kind)) goto fallback;
         PyObject *slot = Py_None;
         if (same_str(kind, s_message_kind)) {
-            PyObject *message = PyDict_GetItemWithError(entry, s_message);
+            PyObject *message = dict_get(entry, s_message);
             if (message == NULL && PyErr_Occurred()) goto error;
             if (message != NULL && PyDict_CheckExact(message)) {
-                PyObject *content = PyDict_GetItemWithError(message, s_content);
+                PyObject *content = dict_get(message, s_content);
                 if (content == NULL && PyErr_Occurred()) goto error;
                 if (content != NULL && content != Py_None) slot = message;
             }
@@ -190,16 +192,13 @@ static PyObject *scan_entries(PyObject *entries, PyObject *tools) {
                 if (left < 0) goto error;
                 if (left > 0) goto fallback;
             }
-        } else if (same_str(kind, s_session_kind)) {
+        } else if (same_str(kind, s_session_kind) && !only_slots) {
             if (append_index(headers, i) < 0) goto error;
         }
         Py_INCREF(slot);
         PyList_SET_ITEM(slots, i, slot);
-        PyObject *at = PyLong_FromSsize_t(i);
-        if (at == NULL || PyDict_SetItem(positions, key, at) < 0) { Py_XDECREF(at); goto error; }
-        Py_DECREF(at);
-        previous = key;
     }
+    if (only_slots) return slots;
     if (calls != NULL) return Py_BuildValue("(NNNNN)", positions, breaks, headers, slots, calls);
     return Py_BuildValue("(NNNN)", positions, breaks, headers, slots);
 fallback:
@@ -215,14 +214,19 @@ error:
 
 static PyObject *scan(PyObject *module, PyObject *entries) {
     (void)module;
-    return scan_entries(entries, NULL);
+    return scan_entries(entries, NULL, 0);
+}
+
+static PyObject *slots(PyObject *module, PyObject *entries) {
+    (void)module;
+    return scan_entries(entries, NULL, 1);
 }
 
 static PyObject *scan_with_calls(PyObject *module, PyObject *args) {
     (void)module;
     PyObject *entries, *tools;
     if (!PyArg_ParseTuple(args, "OO!", &entries, &PyDict_Type, &tools)) return NULL;
-    return scan_entries(entries, tools);
+    return scan_entries(entries, tools, 0);
 }
 
 static PyObject *file_op_calls(PyObject *module, PyObject *args) {
@@ -241,6 +245,140 @@ static PyObject *file_op_calls(PyObject *module, PyObject *args) {
         if (left < 0) return NULL;
         Py_RETURN_NONE;
     }
+    return found;
+}
+
+/* context_messages's id table: open addressing over (id, position), the last entry with an
+ * id winning (Pi's Map, reference.session.index_entries). */
+typedef struct {
+    uint32_t hash; /* the id's str_hash, truncated */
+    uint32_t at;   /* the entry's position + 1; 0: an empty slot (its id is ids[at - 1]) */
+} Slot;
+
+/* The table's hash of an exact str: FNV-1a over its code units. Not the str's own hash,
+ * which would be computed (siphash) and stored in every id of a freshly parsed session,
+ * the most of a first walk's time. */
+static uint32_t str_hash(PyObject *text) {
+    const unsigned char *data = PyUnicode_DATA(text);
+    const size_t size = (size_t)PyUnicode_GET_LENGTH(text) * (size_t)PyUnicode_KIND(text);
+    uint64_t hash = 14695981039346656037ull;
+    for (size_t i = 0; i < size; i++) hash = (hash ^ data[i]) * 1099511628211ull;
+    return (uint32_t)(hash ^ (hash >> 32));
+}
+
+/* The slot of `id` in the table (8 bytes a slot, the ids themselves in `ids`), or the
+ * empty slot where it would go. */
+static Slot *find(Slot *table, size_t mask, PyObject **ids, PyObject *id, uint32_t hash) {
+    for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
+        Slot *slot = &table[i];
+        if (slot->at == 0 || (slot->hash == hash && equal_str(ids[slot->at - 1], id)))
+            return slot;
+    }
+}
+
+/* context_messages(entries, leaf) -> tuple of messages, or None: the messages of
+ * build_session_context(entries, leaf) when every entry on the leaf's path is a message
+ * entry with a slot (see scan), for a list or tuple of exact dict entries with exact str
+ * ids; `leaf` an exact str id (not found: the last entry, as leaf_position) or None for
+ * the last entry. The path is walked one parentId at a time through an id table (no
+ * Python dict, no int per entry), each entry read once, in order, for its id, parentId
+ * and message; where no id repeats, a parentId that is the previous entry's id is that
+ * entry, without a lookup (a run of the chain). None for anything else (another entry on the path, a
+ * parentId that is neither a str nor null nor absent, a cycle, a str subclass anywhere
+ * it is read): the caller takes RunTree's walk, which also raises the errors. */
+static PyObject *context_messages(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *entries, *leaf, *known = Py_None;
+    if (!PyArg_ParseTuple(args, "OO|O", &entries, &leaf, &known)) return NULL;
+    if ((!PyList_CheckExact(entries) && !PyTuple_CheckExact(entries)) ||
+        (leaf != Py_None && !PyUnicode_CheckExact(leaf)))
+        Py_RETURN_NONE;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(entries);
+    if (known != Py_None && !(PyList_CheckExact(known) && PyList_GET_SIZE(known) == n))
+        Py_RETURN_NONE;
+    PyObject **items = PySequence_Fast_ITEMS(entries);
+    if (n == 0 || n >= UINT32_MAX) Py_RETURN_NONE;
+    size_t size = 8;
+    while (size < 2 * (size_t)n) size <<= 1;
+    Slot *table = PyMem_Calloc(size, sizeof(Slot));
+    Py_ssize_t *path = PyMem_Malloc((size_t)n * sizeof(Py_ssize_t));
+    /* per entry, borrowed, read in one pass over the entries: its id, its parentId (NULL
+     * when absent) and its message when it has a slot (NULL otherwise) */
+    PyObject **ids = PyMem_Malloc(3 * (size_t)n * sizeof(PyObject *));
+    PyObject **parents = ids + n, **messages = ids + 2 * n;
+    PyObject *found = NULL;
+    int unique = 1; /* no id repeats: the entry before one is its parent when ids match */
+    if (table == NULL || path == NULL || ids == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *entry = items[i];
+        if (!PyDict_CheckExact(entry)) goto refused;
+        PyObject *id = dict_get(entry, s_id);
+        if (id == NULL || !PyUnicode_CheckExact(id)) {
+            if (PyErr_Occurred()) goto done;
+            goto refused;
+        }
+        const uint32_t hash = str_hash(id);
+        Slot *slot = find(table, size - 1, ids, id, hash);
+        unique &= slot->at == 0;
+        ids[i] = id;
+        slot->hash = hash, slot->at = (uint32_t)i + 1;
+        parents[i] = dict_get(entry, s_parent);
+        if (known != Py_None) { /* the caller's slots (scan's): no lookups to the message */
+            PyObject *slot = PyList_GET_ITEM(known, i);
+            messages[i] = slot == Py_None ? NULL : slot;
+            if (PyErr_Occurred()) goto done;
+            continue;
+        }
+        PyObject *kind = dict_get(entry, s_type);
+        PyObject *message = kind == NULL ? NULL : dict_get(entry, s_message);
+        PyObject *content = message != NULL && PyDict_CheckExact(message)
+                                ? dict_get(message, s_content)
+                                : NULL;
+        if (PyErr_Occurred()) goto done;
+        const int kept = same_str(kind, s_message_kind) && content != NULL && content != Py_None;
+        messages[i] = kept ? message : NULL;
+    }
+    Py_ssize_t at = n - 1, length = 0;
+    if (leaf != Py_None && PyUnicode_GET_LENGTH(leaf) > 0) { /* "" is no id: the last entry */
+        const uint32_t hash = str_hash(leaf);
+        Slot *slot = find(table, size - 1, ids, leaf, hash);
+        if (slot->at != 0) at = (Py_ssize_t)slot->at - 1;
+    }
+    for (;;) {
+        if (length == n || messages[at] == NULL) goto refused; /* a cycle, another entry */
+        path[length++] = at;
+        PyObject *parent = parents[at];
+        if (parent == NULL || parent == Py_None) break;
+        if (!PyUnicode_CheckExact(parent)) goto refused;
+        if (PyUnicode_GET_LENGTH(parent) == 0) break;
+        if (unique && at > 0 && equal_str(parent, ids[at - 1])) { /* a run: no lookup */
+            at--;
+            continue;
+        }
+        const uint32_t hash = str_hash(parent);
+        Slot *slot = find(table, size - 1, ids, parent, hash);
+        if (slot->at == 0) break; /* a parent not in the session: the root */
+        at = (Py_ssize_t)slot->at - 1;
+    }
+    found = PyTuple_New(length);
+    if (found == NULL) goto done;
+    for (Py_ssize_t k = 0; k < length; k++) {
+        PyObject *message = messages[path[length - 1 - k]];
+        Py_INCREF(message);
+        PyTuple_SET_ITEM(found, k, message);
+    }
+    goto done;
+refused:
+    found = Py_None;
+    Py_INCREF(found);
+done:
+    PyMem_Free(table);
+    PyMem_Free(path);
+    PyMem_Free(ids);
+    if (PyErr_Occurred()) Py_CLEAR(found);
     return found;
 }
 
@@ -264,95 +402,16 @@ static PyObject *nones(PyObject *module, PyObject *seq) {
     return found;
 }
 
-/* Appends to `found` the number of each line (from 0, split on "\n") of the code units
- * [at, end) that does not keep to itself (see unsettled_lines): 0, or -1 with an
- * exception set. A line found unsettled is skipped to its end; the next starts afresh. */
-#define UNSETTLED(NAME, CHAR)                                                       \
-    static int NAME(const CHAR *at, const CHAR *end, PyObject *found) {             \
-        Py_ssize_t depth = 0, line = 0;                                             \
-        int settled = 1;                                                            \
-        while (at < end) {                                                          \
-            const CHAR c = *at++;                                                   \
-            if (c == '\n') {                                                        \
-                if (!settled || depth != 0) {                                       \
-                    if (append_index(found, line) < 0) return -1;                   \
-                }                                                                   \
-                line++, depth = 0, settled = 1;                                     \
-            } else if (!settled) {                                                  \
-                continue; /* to the end of this line */                             \
-            } else if (c == '"') {                                                  \
-                for (;;) { /* to the closing quote, on this line */                 \
-                    if (at >= end || *at == '\n') { settled = 0; break; }           \
-                    const CHAR s = *at++;                                           \
-                    if (s == '"') break;                                            \
-                    if (s == '\\') {                                                \
-                        if (at >= end || *at == '\n') { settled = 0; break; }       \
-                        at++; /* the escaped character, whatever it is */           \
-                    }                                                               \
-                }                                                                   \
-            } else if (c == '[' || c == '{') {                                      \
-                depth++;                                                            \
-            } else if (c == ']' || c == '}') {                                      \
-                if (depth == 0) settled = 0;                                        \
-                else depth--;                                                       \
-            } else if (c == ',') {                                                  \
-                if (depth == 0) settled = 0;                                        \
-            }                                                                       \
-        }                                                                           \
-        if (!settled || depth != 0) return append_index(found, line);               \
-        return 0;                                                                   \
-    }
-
-UNSETTLED(unsettled_1, Py_UCS1)
-UNSETTLED(unsettled_2, Py_UCS2)
-UNSETTLED(unsettled_4, Py_UCS4)
-
-/* The lines of `text` (numbered from 0, split on "\n") that do not keep their JSON to
- * themselves: a string still open at the line's end, a bracket or brace (outside strings)
- * closing more than the line opened or left open at its end, a comma outside them. When
- * every other line is put in "[" + lines joined by "," + "]", the array's elements are
- * exactly those lines, so one parse of that text that succeeds gives each line's own value
- * (a value's grammar is the same wherever it stands). Structural characters are ASCII,
- * so the check reads code units of any width. It does not check that a line is JSON: the
- * parse does. */
-static PyObject *unsettled_lines(PyObject *module, PyObject *text) {
-    (void)module;
-    if (!PyUnicode_Check(text)) {
-        PyErr_SetString(PyExc_TypeError, "unsettled_lines() takes a str");
-        return NULL;
-    }
-    const void *data = PyUnicode_DATA(text);
-    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    PyObject *found = PyList_New(0);
-    if (found == NULL) return NULL;
-    int failed;
-    switch (PyUnicode_KIND(text)) {
-    case PyUnicode_1BYTE_KIND:
-        failed = unsettled_1((const Py_UCS1 *)data, (const Py_UCS1 *)data + n, found);
-        break;
-    case PyUnicode_2BYTE_KIND:
-        failed = unsettled_2((const Py_UCS2 *)data, (const Py_UCS2 *)data + n, found);
-        break;
-    default:
-        failed = unsettled_4((const Py_UCS4 *)data, (const Py_UCS4 *)data + n, found);
-        break;
-    }
-    if (failed < 0) {
-        Py_DECREF(found);
-        return NULL;
-    }
-    return found;
-}
-
 static PyMethodDef methods[] = {
-    {"unsettled_lines", unsettled_lines, METH_O,
-     "The lines whose strings, brackets or commas do not stay within the line."},
     {"scan", scan, METH_O, "A session's ids, chain breaks, headers and messages in one pass."},
+    {"slots", slots, METH_O, "scan's slots alone."},
     {"scan_with_calls", scan_with_calls, METH_VARARGS,
      "scan, and the read/write/edit calls of each message found, with its position."},
     {"file_op_calls", file_op_calls, METH_VARARGS,
      "The (kind, path) of each read/write/edit tool call of assistant messages."},
     {"nones", nones, METH_O, "The positions of None in a list or tuple."},
+    {"context_messages", context_messages, METH_VARARGS,
+     "The messages of a path of plain message entries, or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -21,11 +21,16 @@
  * message_tokens declines, by `entry_tokens(entry)` (the reference's per-entry sum), so the
  * answers and errors are the reference's. Answers NotImplemented, for the caller's Python
  * walk, when `entries` is no list or tuple, `keep` no exact int or float, or the range
- * reaches outside `entries`.
+ * reaches outside `entries`. `slots` (optional): fastengine.tree.RunTree's slots of these
+ * entries, each entry's message as the walk would find it (or None), read in place of
+ * the entry (the lookups from entry to message skipped); NotImplemented when it is no
+ * list or tuple of the entries' length.
  * Tested against the reference in tests/fastengine/test_tokens.py.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+
+#include "_capi.h" /* dict_get: exact dicts only */
 
 #define MAX_DEPTH 32
 #define IMAGE_CHARS 4800
@@ -58,15 +63,22 @@ static Py_ssize_t code_units(PyObject *text) {
     return units;
 }
 
+/* The bytes JSON.stringify escapes: control characters, the quote, the backslash. */
+static const unsigned char ESCAPED[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ['"'] = 1, ['\\'] = 1,
+};
+
 /* The code units of a JSON.stringify'd string that needs no escape, or -1. */
 static Py_ssize_t plain_json_string(PyObject *text) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     int kind = PyUnicode_KIND(text);
     if (kind == PyUnicode_1BYTE_KIND) { /* the usual text: no surrogate, no astral */
         const Py_UCS1 *bytes = PyUnicode_1BYTE_DATA(text);
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (bytes[i] < 0x20 || bytes[i] == '"' || bytes[i] == '\\') return -1;
-        return n + 2;
+        unsigned char escaped = 0; /* no early exit: the loop runs without a branch a byte */
+        for (Py_ssize_t i = 0; i < n; i++) escaped |= ESCAPED[bytes[i]];
+        return escaped ? -1 : n + 2;
     }
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t units = n + 2;
@@ -97,7 +109,7 @@ static Py_ssize_t json_length(PyObject *value, int depth) {
 
 /* The value of `key` in an exact dict when it is an exact str, else NULL (borrowed). */
 static PyObject *str_at(PyObject *owner, PyObject *key) {
-    PyObject *value = PyDict_GetItemWithError(owner, key);
+    PyObject *value = dict_get(owner, key);
     return value != NULL && PyUnicode_CheckExact(value) ? value : NULL;
 }
 
@@ -121,11 +133,11 @@ static Py_ssize_t content_chars(PyObject *content) {
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(content); i++) {
         PyObject *block = PyList_GET_ITEM(content, i);
         if (!PyDict_CheckExact(block)) return -1;
-        PyObject *kind = PyDict_GetItemWithError(block, s_type);
+        PyObject *kind = dict_get(block, s_type);
         int text = kind_is(kind, s_text_kind), image = kind_is(kind, s_image_kind);
         if (text < 0 || image < 0) return -1;
         if (text) {
-            PyObject *value = PyDict_GetItemWithError(block, s_text);
+            PyObject *value = dict_get(block, s_text);
             if (value == NULL || value == Py_None) continue;
             if (!PyUnicode_CheckExact(value)) return -1;
             chars += code_units(value); /* "" adds 0, as the reference's falsy skip */
@@ -143,7 +155,7 @@ static Py_ssize_t assistant_chars(PyObject *content) {
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(content); i++) {
         PyObject *block = PyList_GET_ITEM(content, i);
         if (!PyDict_CheckExact(block)) return -1;
-        PyObject *kind = PyDict_GetItemWithError(block, s_type), *value;
+        PyObject *kind = dict_get(block, s_type), *value;
         int text = kind_is(kind, s_text_kind), thinking = kind_is(kind, s_thinking_kind);
         int call = kind_is(kind, s_tool_call_kind);
         if (text < 0 || thinking < 0 || call < 0) return -1;
@@ -153,7 +165,7 @@ static Py_ssize_t assistant_chars(PyObject *content) {
             chars += code_units(value);
         } else if (call) {
             PyObject *name = str_at(block, s_name);
-            PyObject *arguments = PyDict_GetItemWithError(block, s_arguments);
+            PyObject *arguments = dict_get(block, s_arguments);
             if (name == NULL || arguments == NULL) return -1;
             Py_ssize_t json = json_length(arguments, 0);
             if (json < 0) return -1;
@@ -166,16 +178,16 @@ static Py_ssize_t assistant_chars(PyObject *content) {
 /* estimate_tokens(message), or -1 where the reference must answer. */
 static Py_ssize_t tokens_of(PyObject *message) {
     if (!PyDict_CheckExact(message)) return -1;
-    PyObject *role = PyDict_GetItemWithError(message, s_role);
+    PyObject *role = dict_get(message, s_role);
     if (role == NULL || !PyUnicode_CheckExact(role)) return -1;
     Py_ssize_t chars;
     if (same(role, s_user) || same(role, s_custom) ||
         same(role, s_tool_result)) {
-        PyObject *content = PyDict_GetItemWithError(message, s_content);
+        PyObject *content = dict_get(message, s_content);
         if (content == NULL) return -1;
         chars = content_chars(content);
     } else if (same(role, s_assistant)) {
-        PyObject *content = PyDict_GetItemWithError(message, s_content);
+        PyObject *content = dict_get(message, s_content);
         if (content == NULL) return -1;
         chars = assistant_chars(content);
     } else if (same(role, s_bash)) {
@@ -201,7 +213,7 @@ static PyObject *message_tokens(PyObject *module, PyObject *message) {
 /* A usage's context size (calculate_context_tokens) for exact int counts, or -1 where
  * the reference must decide (other numbers, missing or odd fields, huge counts). */
 static int usage_size(PyObject *usage, long long *size) {
-    PyObject *total = PyDict_GetItemWithError(usage, s_total_tokens);
+    PyObject *total = dict_get(usage, s_total_tokens);
     if (total != NULL && total != Py_None) {
         if (!PyLong_CheckExact(total)) return -1;
         int overflow;
@@ -211,7 +223,7 @@ static int usage_size(PyObject *usage, long long *size) {
     }
     *size = 0;
     for (int k = 0; k < 4; k++) {
-        PyObject *part = PyDict_GetItemWithError(usage, s_usage_parts[k]);
+        PyObject *part = dict_get(usage, s_usage_parts[k]);
         if (part == NULL || !PyLong_CheckExact(part)) return -1;
         int overflow;
         long long value = PyLong_AsLongLongAndOverflow(part, &overflow);
@@ -224,12 +236,12 @@ static int usage_size(PyObject *usage, long long *size) {
 /* Whether an exact dict message's usage counts (assistant_usage): 1 with its size, 0
  * not, -1 where the reference must decide. */
 static int counted_usage(PyObject *message, long long *size) {
-    PyObject *role = PyDict_GetItemWithError(message, s_role);
+    PyObject *role = dict_get(message, s_role);
     int assistant = kind_is(role, s_assistant);
     if (assistant <= 0) return assistant;
-    PyObject *usage = PyDict_GetItemWithError(message, s_usage);
+    PyObject *usage = dict_get(message, s_usage);
     if (usage == NULL) return 0;
-    PyObject *stop = PyDict_GetItemWithError(message, s_stop_reason);
+    PyObject *stop = dict_get(message, s_stop_reason);
     int aborted = kind_is(stop, s_aborted), error = kind_is(stop, s_error);
     if (aborted < 0 || error < 0 || !PyDict_CheckExact(usage)) return -1; /* (null usage too) */
     if (stop != NULL && (PyList_CheckExact(stop) || PyDict_CheckExact(stop))) return -1; /* unhashable */
@@ -273,12 +285,12 @@ static PyObject *context_tokens(PyObject *module, PyObject *messages) {
 /* The tokens of one entry: here for a plain message entry, else from `fallback`. */
 static int entry_tokens(PyObject *entry, PyObject *fallback, long long *tokens) {
     if (PyDict_CheckExact(entry)) {
-        PyObject *kind = PyDict_GetItemWithError(entry, s_type);
-        PyObject *message = kind ? PyDict_GetItemWithError(entry, s_message) : NULL;
+        PyObject *kind = dict_get(entry, s_type);
+        PyObject *message = kind ? dict_get(entry, s_message) : NULL;
         if (kind != NULL && PyUnicode_CheckExact(kind) &&
             same(kind, s_message_kind) && message != NULL &&
             PyDict_CheckExact(message)) {
-            PyObject *content = PyDict_GetItemWithError(message, s_content);
+            PyObject *content = dict_get(message, s_content);
             if (content != NULL && content != Py_None) {
                 Py_ssize_t found = tokens_of(message);
                 if (found >= 0) {
@@ -299,12 +311,16 @@ static int entry_tokens(PyObject *entry, PyObject *fallback, long long *tokens) 
 }
 
 static PyObject *budget_reached_at(PyObject *module, PyObject *args) {
-    PyObject *entries, *keep, *fallback;
+    PyObject *entries, *keep, *fallback, *slots = Py_None;
     Py_ssize_t start, end;
-    if (!PyArg_ParseTuple(args, "OnnOO", &entries, &start, &end, &keep, &fallback)) return NULL;
+    if (!PyArg_ParseTuple(args, "OnnOO|O", &entries, &start, &end, &keep, &fallback, &slots))
+        return NULL;
     if (!(PyList_Check(entries) || PyTuple_Check(entries)) ||
         !(PyLong_CheckExact(keep) || PyFloat_CheckExact(keep)) || start < 0)
         Py_RETURN_NOTIMPLEMENTED; /* (a negative start: Python's indexing from the end) */
+    if (slots != Py_None && !((PyList_CheckExact(slots) || PyTuple_CheckExact(slots)) &&
+                              PySequence_Fast_GET_SIZE(slots) == PySequence_Fast_GET_SIZE(entries)))
+        Py_RETURN_NOTIMPLEMENTED;
     double budget;
     if (PyFloat_CheckExact(keep)) {
         budget = PyFloat_AS_DOUBLE(keep);
@@ -318,8 +334,14 @@ static PyObject *budget_reached_at(PyObject *module, PyObject *args) {
     for (Py_ssize_t index = end - 1; index >= start; index--) {
         Py_ssize_t size = PySequence_Fast_GET_SIZE(entries);
         if (index >= size) Py_RETURN_NOTIMPLEMENTED; /* for the reference's IndexError */
-        long long tokens;
-        if (entry_tokens(PySequence_Fast_GET_ITEM(entries, index), fallback, &tokens) < 0)
+        long long tokens = -1;
+        if (slots != Py_None) { /* the entry's message, found by the scan: no lookups to it */
+            PyObject *slot = PySequence_Fast_GET_ITEM(slots, index);
+            if (slot != Py_None) tokens = tokens_of(slot);
+            if (PyErr_Occurred()) return NULL;
+        }
+        if (tokens < 0 &&
+            entry_tokens(PySequence_Fast_GET_ITEM(entries, index), fallback, &tokens) < 0)
             return NULL;
         if (tokens == 0) continue;
         accumulated += tokens;

@@ -30,12 +30,13 @@ def collect_entries_for_branch_summary(
     entries: Sequence[Entry] | SessionTree, old_leaf_id: Any, target_id: Any
 ) -> CollectEntriesResult:
     """`reference.branch.collect_entries_for_branch_summary` by runs (LCA-1)."""
-    if not js_truthy(old_leaf_id):
+    if not (old_leaf_id if type(old_leaf_id) is str else js_truthy(old_leaf_id)):
         return CollectEntriesResult(entries=(), common_ancestor_id=None)
     tree = RunTree.of(entries).without_headers()
     old_at = tree.position(old_leaf_id)
     old = tree.segments(old_at) if old_at is not None else []
-    target_at = tree.position(target_id) if js_truthy(target_id) else None
+    truthy = target_id if type(target_id) is str else js_truthy(target_id)  # (a str at once)
+    target_at = tree.position(target_id) if truthy else None
     target = tree.segments(target_at) if target_at is not None else []
     if old is None or target is None:  # ids repeat: walk entry by entry
         return branch.collect_entries_for_branch_summary(tree, old_leaf_id, target_id)

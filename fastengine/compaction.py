@@ -5,10 +5,12 @@
   the answer, where the reference lists every one. A malformed entry elsewhere in the
   range is not read; what the reference would refuse in it, `fastengine.session.as_entries`
   noted (`refuse_unreadable`).
-- `prepare_compaction` takes one `RunTree` of the path for the context estimate and the
-  messages summarised (slices of its `slots`), and gathers the file operations from the
-  same C pass (`scan_with_calls`), which finds each message's read/write/edit calls while
-  the scan holds it.
+- `prepare_compaction` reads each entry's message once (`RunTree.slots`) for the walk back
+  to the budget and the messages summarised. On a long path one `RunTree` gives them, the
+  context estimate and the file operations from the same C pass (`scan_with_calls`), which
+  finds each message's read/write/edit calls while the scan holds it; on a short one
+  (`CALLS_IN_SCAN_FROM`) the slots come alone from C, the context from
+  `build_session_context`'s C walk, the file operations from the messages summarised.
 
 Each answers as its `reference.compaction` namesake (tests/fastengine/test_sessions.py).
 """
@@ -17,11 +19,12 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from operator import itemgetter
 from typing import Any, Final
 
 from fastengine._native import native
-from fastengine.session import build_session_context
+from fastengine.session import C_CONTEXT, build_session_context, plain_context
 from fastengine.tokens import estimate_context_tokens
 from fastengine.tree import RunTree, any_between, none_positions
 from reference.compaction import (
@@ -37,7 +40,7 @@ from reference.compaction import (
     projects_to,
     settle_cut,
 )
-from reference.session import session_entry_to_context_messages
+from reference.session import SessionContext, session_entry_to_context_messages
 
 __all__ = ["file_operation_calls", "find_cut_point", "prepare_compaction", "refuse_unreadable"]
 
@@ -51,6 +54,14 @@ C_FILE_OP_CALLS: Final[
 C_SCAN_WITH_CALLS: Final[Callable[[Sequence[Any], dict[str, str]], Any] | None] = native(
     "_sessions", "scan_with_calls"
 )
+# the path length from which the scan gathers every message's file calls: on a shorter
+# path, the messages summarised (often none) are read again after the cut, which costs
+# less than reading every message's calls in the scan (1,000 entries: about 13% of the
+# helper); on a long one, most of the path is summarised and a second walk over it costs
+# more (10,000 entries: about 20%)
+CALLS_IN_SCAN_FROM: Final = 2048
+# RunTree's slots alone, in C (None: not plain parsed JSON in a list or tuple)
+C_SLOTS: Final[Callable[[Sequence[Any]], list[Any] | None] | None] = native("_sessions", "slots")
 # CP-4's walk back from the newest entry, each plain message estimated in C (`_tokens.c`)
 C_BUDGET_REACHED_AT: Final[Callable[..., Any] | None] = native("_tokens", "budget_reached_at")
 
@@ -80,14 +91,19 @@ def refuse_unreadable(entries: Sequence[Entry], start: int, stop: int) -> None:
 
 
 def _budget_reached_at(
-    entries: Sequence[Entry], start_index: int, end_index: int, keep_recent_tokens: float
+    entries: Sequence[Entry],
+    start_index: int,
+    end_index: int,
+    keep_recent_tokens: float,
+    slots: Sequence[Any] | None = None,
 ) -> int | None:
     """`reference.compaction.budget_reached_at`, the plain message entries estimated in C
     and every other entry by the reference's `entry_tokens` (the walk is the whole cost
-    of `find_cut_point` when the budget is not reached: every entry is estimated)."""
+    of `find_cut_point` when the budget is not reached: every entry is estimated); with
+    `slots` (the entries' `RunTree.slots`) each message is read from there."""
     if C_BUDGET_REACHED_AT is not None:
         found = C_BUDGET_REACHED_AT(
-            entries, start_index, end_index, keep_recent_tokens, entry_tokens
+            entries, start_index, end_index, keep_recent_tokens, entry_tokens, slots
         )
         if found is not NotImplemented:
             return found  # type: ignore[no-any-return]
@@ -99,11 +115,17 @@ def _first_cut_point(entries: Sequence[Entry], start: int, end: int) -> int | No
 
 
 def find_cut_point(
-    entries: Sequence[Entry], start_index: int, end_index: int, keep_recent_tokens: float
+    entries: Sequence[Entry],
+    start_index: int,
+    end_index: int,
+    keep_recent_tokens: float,
+    *,
+    slots: Sequence[Any] | None = None,
 ) -> CutPointResult:
     """`reference.compaction.find_cut_point`, reading only what decides (CP-3, CP-4): the
     first cut point, and the first after where the budget is reached; the reference's
-    `settle_cut` settles the one chosen, with this engine's role reading."""
+    `settle_cut` settles the one chosen, with this engine's role reading. `slots`: the
+    entries' `RunTree.slots`, when the caller has them (the walk reads the messages there)."""
     refuse_unreadable(entries, start_index, end_index)
     first = _first_cut_point(entries, start_index, end_index)
     if first is None:
@@ -111,7 +133,7 @@ def find_cut_point(
             first_kept_entry_index=start_index, turn_start_index=-1, is_split_turn=False
         )
     cut = first  # CP-4: keep everything unless the budget picks a later cut point
-    reached = _budget_reached_at(entries, start_index, end_index, keep_recent_tokens)
+    reached = _budget_reached_at(entries, start_index, end_index, keep_recent_tokens, slots)
     if reached is not None and reached > first:
         later = _first_cut_point(entries, reached, end_index)
         cut = first if later is None else later
@@ -121,15 +143,14 @@ def find_cut_point(
 def prepare_compaction(
     path: Sequence[Entry], settings: CompactionSettings
 ) -> CompactionPreparation | None:
-    """`reference.compaction.prepare_compaction` over one `RunTree` of the path: the
-    reference's `compaction_preparation` with this engine's walks."""
+    """`reference.compaction.prepare_compaction` with this engine's walks: the reference's
+    `compaction_preparation` given the path's messages (`slots`) and context estimate."""
     if path and path[-1].get("type") == "compaction":
         return None
-    tree, calls = _tree_and_calls(path)  # one pass: the context, the messages, their calls
-    slots = tree.slots
+    slots, context, calls = _slots_context_calls(path)
     others = none_positions(slots)  # a compaction entry is one of these
     previous_index = next((i for i in reversed(others) if path[i].get("type") == "compaction"), -1)
-    tokens_before = estimate_context_tokens(build_session_context(tree).messages).tokens
+    tokens_before = estimate_context_tokens(context.messages).tokens
 
     def file_calls(
         start: int, end: int, messages: Sequence[Mapping[str, Any]]
@@ -144,7 +165,7 @@ def prepare_compaction(
         previous_index,
         tokens_before,
         messages=lambda start, end: _summarizable(path, slots, others, start, end),
-        cut_point=find_cut_point,
+        cut_point=partial(find_cut_point, slots=slots),  # the messages found: no lookups
         file_calls=file_calls,
     )
 
@@ -156,6 +177,30 @@ def _calls_between(
     first = bisect_left(calls, start, key=itemgetter(0))
     last = bisect_left(calls, stop, lo=first, key=itemgetter(0))
     return [(kind, path) for _, kind, path in calls[first:last]]
+
+
+def _slots_context_calls(
+    path: Sequence[Entry],
+) -> tuple[Sequence[Any], SessionContext, Sequence[tuple[int, str, str]] | None]:
+    """Each entry's message as the context carries it or None (`RunTree.slots`), the
+    path's context, and on a long path (`CALLS_IN_SCAN_FROM`) the file calls of the
+    messages (None: they are read from the messages summarised).
+
+    A short path of plain parsed JSON takes the slots alone from C (`_sessions.slots`) and
+    its context from `build_session_context`'s C walk: no index of the ids (a dict of
+    ints, every id hashed) is made. Otherwise one `RunTree` gives both.
+    """
+    if len(path) < CALLS_IN_SCAN_FROM:
+        found = C_SLOTS(path) if C_SLOTS is not None else None
+        if found is not None:
+            messages = C_CONTEXT(path, None, found) if C_CONTEXT is not None else None
+            if messages is not None:  # every entry on the path a message: its context
+                return found, plain_context(messages), None
+            return found, build_session_context(path), None
+        tree = RunTree.of(path)
+        return tree.slots, build_session_context(tree), None
+    tree, calls = _tree_and_calls(path)  # one pass: the context, the messages, their calls
+    return tree.slots, build_session_context(tree), calls
 
 
 def _tree_and_calls(

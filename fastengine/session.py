@@ -1,9 +1,14 @@
 """The session helpers of `reference.session`, fast: one parse per file, paths as slices.
 
-- `parse_session_entries` parses every line that keeps to itself as one JSON array (the
-  C pass `unsettled_lines` finds the others, which are parsed alone as the reference
-  does): one parse shares each key string among all entries and lays them out in order,
-  so the walks over them read about half the memory, and the parse is faster.
+- `parse_session_entries` parses the usual file, every line JSON and nothing unusual in
+  it, in one C pass (`_json.lines`: Python's json's values, about twice its speed: keys
+  shared and interned, containers made at their size and out of the collector's lists).
+  Otherwise it parses every line that keeps to itself as one JSON array (the
+  C pass `_parse.array_of_lines` writes it, and finds the others, which are parsed alone
+  as the reference does): one parse shares each key string among all entries and lays
+  them out in order, so the walks over them read about half the memory, and the parse is
+  faster. The parse runs with the cyclic collector paused, and its values are kept out
+  of the collector's lists after it (`_parse.untrack`: parsed JSON holds no cycle).
 - `build_session_path` and `build_context_entries` are the reference's on a `RunTree`,
   whose paths are slices.
 - `build_session_context` takes the path's messages as slices of the tree's `slots`; only
@@ -19,12 +24,14 @@ Each answers as its `reference.session` namesake (tests/fastengine/test_sessions
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from fastengine._native import native
 from fastengine.tree import RunTree, any_between, joined, none_positions, slot_of
-from reference import session
+from reference import migration, session
+from reference.migration import LoadedSession
 from reference.session import (
     JS_SPACE,
     JSON_DECODER,
@@ -45,12 +52,24 @@ __all__ = [
     "build_context_entries",
     "build_session_context",
     "build_session_path",
+    "load_session",
     "parse_session_entries",
+    "plain_context",
 ]
 
 Entry = Mapping[str, Any]
 
-_C_UNSETTLED: Final[Callable[[str], list[int]] | None] = native("_sessions", "unsettled_lines")
+# the settled lines as one JSON array's text, the others' numbers, and how many it holds
+_C_ARRAY: Final[Callable[[str], tuple[str, list[int], int]] | None] = native(
+    "_parse", "array_of_lines"
+)
+_C_UNTRACK: Final[Callable[[Any], None] | None] = native("_parse", "untrack")
+# every line's value as json.loads gives it, in one pass; None where it is not sure
+# the messages of a path of plain message entries, walked in C (None: RunTree's walk)
+C_CONTEXT: Final[Callable[..., tuple[Any, ...] | None] | None] = native(
+    "_sessions", "context_messages"
+)
+_C_LINES: Final[Callable[[str], tuple[Any, ...] | None] | None] = native("_json", "lines")
 
 
 class EntryList(list[Any]):
@@ -81,10 +100,12 @@ def _readable(value: Any) -> bool:
 
 
 def parse_session_entries(text: str) -> ParsedSession:
-    """`reference.session.parse_session_entries`, the settled lines parsed at once."""
-    body = text.strip(JS_SPACE)
-    lines = body.split("\n")
-    together = _parse_together(body, lines)
+    """`reference.session.parse_session_entries`: every line in one C pass (`_json.lines`)
+    when each is JSON alone, else the settled lines parsed at once."""
+    each = _C_LINES(text) if _C_LINES is not None else None
+    if each is not None:
+        return ParsedSession(entries=each, skipped=())
+    together = _parse_together(text)
     if together is None:  # a line that is not JSON among them, or no C pass
         return session.parse_session_entries(text)
     values, alone = together
@@ -92,34 +113,63 @@ def parse_session_entries(text: str) -> ParsedSession:
         return ParsedSession(entries=tuple(values), skipped=())
     settled = iter(values).__next__  # the values of the lines not `alone`, in order
     return session.read_session_lines(
-        text, lambda offset, line: parse_line(line) if offset in alone else settled(), lines=lines
+        text,
+        lambda offset, line: parse_line(line) if offset in alone else settled(),
+        lines=text.strip(JS_SPACE).split("\n"),
     )
 
 
-def _parse_together(body: str, lines: list[str]) -> tuple[list[Any], frozenset[int]] | None:
-    """The values of the lines parsed as one JSON array, and the lines left to parse alone.
+def _parse_together(text: str) -> tuple[list[Any], frozenset[int]] | None:
+    """The values of the settled lines parsed as one JSON array, and the lines left to
+    parse alone (numbered among the lines of the trimmed text).
 
-    Every line but those `_sessions.unsettled_lines` finds (a string, bracket or comma not
-    closed on it: a line cut short, or JSON spread over lines) goes into one array; a
-    successful parse of it gives each such line's value, in order (blank lines have none).
-    None when that parse fails (a line that is not JSON) or without the C pass.
+    `_parse.array_of_lines` writes the array (every line but the blank ones and those
+    whose string, bracket or comma is not closed on it: a line cut short, or JSON spread
+    over lines) in one pass; a successful parse of it gives each such line's value, in
+    order. None when that parse fails (a line that is not JSON) or without the C pass.
     """
-    if _C_UNSETTLED is None:
+    if _C_ARRAY is None:
         return None
-    alone = frozenset(_C_UNSETTLED(body))
-    kept = [line for at, line in enumerate(lines) if at not in alone and _visible(line)]
-    if not kept:
-        return [], alone
+    array, alone, count = _C_ARRAY(text)
     try:
-        values = JSON_DECODER.decode(f"[{','.join(kept)}]")
+        values = _parsed(array)
     except (ValueError, RecursionError):  # a line that is not JSON, or nests too deep
         return None
-    return (values, alone) if len(values) == len(kept) else None  # equal when settled
+    return (values, frozenset(alone)) if len(values) == count else None  # equal when settled
 
 
-def _visible(line: str) -> bool:
-    """Whether a line holds more than JSON's blanks (a line of only these is skipped)."""
-    return bool(line.strip(" \t\r"))
+def _parsed(array: str) -> list[Any]:
+    """The JSON array's values, parsed with the cyclic collector paused and then kept out
+    of its lists (`_parse.untrack`): parsed JSON holds no cycle, and a collection during
+    or after the parse would only traverse its objects again (most of a large parse's
+    time with the collector on)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        values: list[Any] = JSON_DECODER.decode(array)
+    finally:
+        if enabled:
+            gc.enable()
+    if _C_UNTRACK is not None:
+        _C_UNTRACK(values)
+    return values
+
+
+def load_session(entries: Sequence[Any]) -> LoadedSession:
+    """`reference.migration.load_session`: what `SessionManager` holds of these entries.
+
+    For the usual file, every value an object and no header asking for a migration, that
+    is the entries but the headers (the reference's passes copy, unwrap and check each
+    entry on the way, which costs a file of 1,000 entries about a tenth of its parse);
+    anything else is the reference's.
+    """
+    if type(entries) not in (list, tuple) or set(map(type, entries)) - {dict}:
+        return migration.load_session(entries)
+    version = migration.session_version(entries)
+    if version is not None and not version >= migration.CURRENT_SESSION_VERSION:
+        return migration.load_session(entries)  # (NaN included: it is migrated too)
+    kept = tuple(entry for entry in entries if entry.get("type") != "session")
+    return LoadedSession(entries=kept, leaf_id=kept[-1].get("id", UNSET) if kept else None)
 
 
 def build_session_path(
@@ -140,7 +190,12 @@ def build_session_context(
     entries: Sequence[Any] | SessionTree, leaf_id: Any = UNSET
 ) -> SessionContext:
     """`reference.session.build_session_context`: the path's messages as slices of the
-    tree's `slots`."""
+    tree's `slots`, or, for a list of plain message entries, from one C walk
+    (`_sessions.context_messages`) without the tree."""
+    if C_CONTEXT is not None and (leaf_id is UNSET or type(leaf_id) is str):
+        messages = C_CONTEXT(entries, None if leaf_id is UNSET else leaf_id)
+        if messages is not None:
+            return plain_context(messages)
     tree = RunTree.of(entries)
     leaf = leaf_position(tree, leaf_id)
     if leaf is None:
@@ -150,6 +205,14 @@ def build_session_context(
         path = tree.path_to(leaf)
         return _context_of(path, [slot_of(e) for e in path])
     return _context_of(joined(tree.entries, ranges), joined(tree.slots, ranges))
+
+
+def plain_context(messages: tuple[dict[str, Any], ...]) -> SessionContext:
+    """The context of a path of message entries only (`_sessions.context_messages`): their
+    messages, the thinking level off, the model of the last assistant message's."""
+    return SessionContext(
+        messages=messages, thinking_level="off", model=_model_of(messages, messages, {})
+    )
 
 
 def _context_of(path: Sequence[Entry], slots: Sequence[dict[str, Any] | None]) -> SessionContext:

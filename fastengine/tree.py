@@ -162,6 +162,12 @@ class RunTree(SessionTree):
             position=len(self.entries),
         )
 
+    def position(self, entry_id: Any) -> int | None:
+        """`SessionTree.position`, a str id (its own key) looked up at once."""
+        if type(entry_id) is str:
+            return self.positions.get(entry_id)
+        return SessionTree.position(self, entry_id)
+
     def without_headers(self) -> RunTree:
         """The tree of the entries other than `session` headers (`SessionManager`'s index)."""
         if not self.headers:
@@ -188,7 +194,10 @@ class RunTree(SessionTree):
                 walk_to_root(self.index(), entries[leaf])
                 raise InvalidInput("parentId", "a parentId cycle")  # pragma: no cover
             parent = entries[start].get("parentId")
-            at = positions.get(entry_key(parent)) if js_truthy(parent) else None
+            if type(parent) is str:  # the usual parentId: its own key, truthy unless ""
+                at = positions.get(parent) if parent else None
+            else:
+                at = positions.get(entry_key(parent)) if js_truthy(parent) else None
         found.reverse()
         return found
 

@@ -9,6 +9,10 @@ entries and skipped lines.
 
 from __future__ import annotations
 
+import json
+from typing import Any
+from unittest import mock
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -86,19 +90,20 @@ def _files(draw: st.DrawFn, *, clean: bool = False) -> str:
 
 def _same_parse(text: str) -> None:
     """Same entries (repr tells 1 from 1.0, -0.0 from 0.0, and the order of keys) and the
-    same skipped lines, whichever way the file was parsed."""
-    assert repr(fast_session.parse_session_entries(text)) == repr(
-        session.parse_session_entries(text)
-    )
+    same skipped lines, whichever way the file was parsed: the one C pass over the lines
+    (`_json.lines`) where it takes the file, the lines as one array, line by line."""
+    expected = repr(session.parse_session_entries(text))
+    assert repr(fast_session.parse_session_entries(text)) == expected
+    with mock.patch.object(fast_session, "_C_LINES", None):
+        assert repr(fast_session.parse_session_entries(text)) == expected
 
 
-@pytest.mark.skipif(fast_session._C_UNSETTLED is None, reason="the C pass is not built")
+@pytest.mark.skipif(fast_session._C_ARRAY is None, reason="the C pass is not built")
 @given(_files(clean=True))
 @example('{"type":"message","id":"a","id":"b","n":1e400}\n{"s":"\\ud800","s":-0}\n')
 def test_the_file_parsed_at_once_is_the_references(text: str) -> None:
     """Every line JSON: the fast engine's one parse of the whole file."""
-    body = text.strip(session.JS_SPACE)
-    assert fast_session._parse_together(body, body.split("\n")) is not None
+    assert fast_session._parse_together(text) is not None
     _same_parse(text)
 
 
@@ -107,3 +112,79 @@ def test_the_file_parsed_at_once_is_the_references(text: str) -> None:
 def test_the_fast_parse_is_the_references(text: str) -> None:
     """Any lines, those Pi skips among them."""
     _same_parse(text)
+
+
+# JSON values of every kind json reads, strings of any character (surrogates and control
+# characters among them), numbers past a double and ints past 18 digits
+_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**30), 10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(codec=None), max_size=8),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.text('aéb\U0001f642"\\\n', max_size=3), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+_SPACE = st.sampled_from(["", " ", "\t", "\r", " \r"])
+_C_LINES = fast_session._C_LINES
+
+
+def _by_line(text: str) -> tuple[Any, ...]:
+    """json.loads of each line of the trimmed text but the blank ones (what the reference
+    parses when every line is JSON)."""
+    lines = text.strip(session.JS_SPACE).split("\n")
+    return tuple(json.loads(line) for line in lines if line.strip(session.JS_SPACE))
+
+
+@pytest.mark.skipif(_C_LINES is None, reason="the C pass is not built")
+@given(st.lists(st.tuples(_VALUES, st.booleans(), _SPACE, _SPACE), max_size=6), st.booleans())
+@example([({"a": [-0.0, 1e300, 10**20, '\u00e9\n"\\\u2028']}, True, " ", "\r")], True)
+def test_the_one_pass_gives_json_values(lines: list[Any], blank: bool) -> None:
+    """Lines json.dumps wrote (escaped or not, spaced, blank lines between): the values of
+    json.loads line by line, the same types and digits (repr), the keys shared; None only
+    only for a lone surrogate (escaped, json keeps it; raw, a str holding one has no UTF-8)."""
+    written = [
+        f"{before}{json.dumps(value, ensure_ascii=ascii_only)}{after}"
+        for value, ascii_only, before, after in lines
+    ]
+    text = ("\n\n" if blank else "\n").join(written)
+    assert _C_LINES is not None
+    found = _C_LINES(text)
+    if found is None:
+        held = json.dumps([value for value, *_ in lines], ensure_ascii=False)
+        assert any(0xD800 <= ord(c) <= 0xDFFF for c in held)
+        return
+    assert repr(found) == repr(_by_line(text))
+
+
+# text near JSON: a parse that succeeds must be json's, line by line
+_NEAR_JSON = st.lists(
+    st.sampled_from(
+        [
+            *'{}[]:,"\\ \t\r\n0123456789-+.eEtrufalsn\u00e9x',
+            *("u00e9", "ud800", "udc00", "NaN", "Infinity", "\u00a0", "\x01", "1e400"),
+        ]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@pytest.mark.skipif(_C_LINES is None, reason="the C pass is not built")
+@given(_NEAR_JSON | _files(clean=False))
+@example('{"a":1}\n[1,\n2]')  # a value across lines: each line alone is no JSON
+@example('{"a":01}')
+@example('"a\\u00e9\\/"\n\u00a0\n1')
+def test_the_one_pass_takes_only_json(text: str) -> None:
+    """Whatever the text, a value the pass gives is json.loads of each line, every line
+    JSON; anything else is None (and the general path decides)."""
+    assert _C_LINES is not None
+    found = _C_LINES(text)
+    if found is None:
+        return
+    assert repr(found) == repr(_by_line(text))
+    assert repr(fast_session.parse_session_entries(text)) == repr(
+        session.parse_session_entries(text)
+    )

@@ -2,9 +2,11 @@
 reference's.
 
 `fastengine/_sessions.c` indexes a session (`scan`, `scan_with_calls`), finds the tool
-calls compaction lists (`file_op_calls`), the Nones of a list (`nones`) and the lines of a
-session file that cannot be parsed with the others (`unsettled_lines`); each answers as
-the Python path it stands in for, or None to leave the input to it. The file parsed at
+calls compaction lists (`file_op_calls`) and the Nones of a list (`nones`); each answers
+as the Python path it stands in for, or None to leave the input to it. `_parse.c` finds
+the lines of a session file that cannot be parsed with the others (`unsettled_lines`),
+writes the others as one JSON array (`array_of_lines`) and takes the parsed values out
+of the collector's lists (`untrack`). The file parsed at
 once (`fastengine.session.parse_session_entries`) gives the entries and skipped lines of
 the reference's parse line by line, on lines that are JSON only together, cut short,
 spread over lines or not JSON at all.
@@ -12,6 +14,7 @@ spread over lines or not JSON at all.
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Sequence
 from itertools import pairwise
@@ -26,6 +29,7 @@ from session_entries import sessions
 from fastengine import compaction as fast_compaction
 from fastengine import session as fast_session
 from fastengine import tree
+from fastengine._native import native
 from fastengine.tree import RunTree
 from reference import compaction, session
 
@@ -33,11 +37,14 @@ from reference import compaction, session
 @pytest.mark.skipif(tree._C_SCAN is None, reason="the C pass is not built")
 @given(sessions(), st.booleans())
 def test_the_c_scan_is_the_python_scan(entries: list[Any], as_tuple: bool) -> None:
-    """fastengine/_sessions.c gives the Python scan's values, or None to leave it to it."""
+    """fastengine/_sessions.c gives the Python scan's values, or None to leave it to it;
+    its slots alone (`slots`) whatever the ids."""
     given_entries: Sequence[Any] = tuple(entries) if as_tuple else entries
-    assert tree._C_SCAN is not None
+    assert tree._C_SCAN is not None and fast_compaction.C_SLOTS is not None
     found = tree._C_SCAN(given_entries)
     plain = RunTree.scan(given_entries)
+    alone = fast_compaction.C_SLOTS(given_entries)  # the slots without the ids: any id
+    assert alone is not None and all(a is b for a, b in zip(alone, plain.slots, strict=True))
     if found is None:  # only where some id is not a str
         assert not all(type(e.get("id")) is str for e in entries)
         return
@@ -45,6 +52,9 @@ def test_the_c_scan_is_the_python_scan(entries: list[Any], as_tuple: bool) -> No
     assert positions == plain.positions and list(positions) == list(plain.positions)
     assert (breaks, headers) == (plain.breaks, plain.headers)
     assert all(a is b for a, b in zip(slots, plain.slots, strict=True))
+
+
+_UNSETTLED = native("_parse", "unsettled_lines")
 
 
 class _Path(str):
@@ -242,14 +252,14 @@ class TestParseTogether:
         by_line = session.parse_session_entries(text)  # the reference: line by line
         assert repr(together) == repr(by_line)  # repr: NaN-free, and tells 1 from 1.0 and True
 
-    @pytest.mark.skipif(fast_session._C_UNSETTLED is None, reason="the C pass is not built")
+    @pytest.mark.skipif(fast_session._C_ARRAY is None, reason="the C pass is not built")
     def test_a_plain_file_is_parsed_at_once(self) -> None:
         """Entries of one parse share their key strings (the point of parsing at once)."""
         text = '{"id":"a","type":"x"}\n\n{"id":"b","type":"y"}\r\n'
         first, second = fast_session.parse_session_entries(text).entries
         assert [id(k) for k in first] == [id(k) for k in second]
 
-    @pytest.mark.skipif(fast_session._C_UNSETTLED is None, reason="the C pass is not built")
+    @pytest.mark.skipif(fast_session._C_ARRAY is None, reason="the C pass is not built")
     def test_a_cut_line_is_parsed_alone(self) -> None:
         """A line cut short (a crash mid-write) is skipped; the others still parse at once."""
         text = '{"id":"a","type":"x"}\n{"id":"b","ty\n{"id":"c","type":"y"}\n'
@@ -259,7 +269,7 @@ class TestParseTogether:
         first, second = parsed.entries
         assert [id(k) for k in first] == [id(k) for k in second]
 
-    @pytest.mark.skipif(fast_session._C_UNSETTLED is None, reason="the C pass is not built")
+    @pytest.mark.skipif(fast_session._C_ARRAY is None, reason="the C pass is not built")
     @pytest.mark.parametrize(
         ("text", "unsettled"),
         [
@@ -277,8 +287,43 @@ class TestParseTogether:
     )
     def test_which_lines_keep_to_themselves(self, text: str, unsettled: list[int]) -> None:
         """The C check on 1-, 2- and 4-byte strings (the lines' JSON is not its business)."""
-        assert fast_session._C_UNSETTLED is not None
-        assert fast_session._C_UNSETTLED(text) == unsettled
+        assert _UNSETTLED is not None
+        assert _UNSETTLED(text) == unsettled
+
+    @pytest.mark.skipif(fast_session._C_ARRAY is None, reason="the C pass is not built")
+    @pytest.mark.parametrize(
+        ("text", "array", "unsettled", "count"),
+        [
+            ("\ufeff \n{}\n\n [1] \r\n\u3000", "[{}, [1]]", [], 2),  # trimmed, blanks left out
+            ('{"a":\n1}\n \t\n"\u00e9"', '["\u00e9"]', [0, 1], 1),
+            ("\U0001f642\n1,2\n3", "[\U0001f642,3]", [1], 2),  # (not JSON: the parse's business)
+            ("", "[]", [], 0),
+            ("\u2028", "[]", [], 0),
+        ],
+    )
+    def test_the_settled_lines_as_one_array(
+        self, text: str, array: str, unsettled: list[int], count: int
+    ) -> None:
+        """The array's text: the trimmed text's settled lines that are not blank, joined."""
+        assert fast_session._C_ARRAY is not None
+        assert fast_session._C_ARRAY(text) == (array, unsettled, count)
+
+    @pytest.mark.skipif(fast_session._C_UNTRACK is None, reason="the C pass is not built")
+    def test_parsed_values_leave_the_collector(self) -> None:
+        """Lists and dicts, however deep, are untracked; the values are unchanged."""
+        value = json.loads('[{"a":[{"b":[1]}],"c":{"d":{}}},[[]]]')
+        assert fast_session._C_UNTRACK is not None
+        fast_session._C_UNTRACK(value)
+        assert value == [{"a": [{"b": [1]}], "c": {"d": {}}}, [[]]]
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            assert not gc.is_tracked(item)
+            stack.extend(
+                v
+                for v in (item.values() if isinstance(item, dict) else item)
+                if isinstance(v, dict | list)
+            )
 
 
 class _Seq(list):  # type: ignore[type-arg]

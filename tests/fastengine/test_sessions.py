@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import itertools
 from typing import Any
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from session_entries import POOL, leaf_ids, same, sessions, without_c
 
 import fastengine
+from fastengine import compaction as fast_compaction
 from fastengine.tree import RunTree
-from reference import branch, compaction, session
+from reference import branch, compaction, migration, session
 from reference.session import UNSET
 
 # entries the reference refuses when it reads them (a null, a message entry without a
@@ -31,6 +33,24 @@ ODD_ENTRIES = st.sampled_from(
         *({"type": ["message"]}, {"type": {}, "id": "e1"}),
     ]
 )
+
+
+@st.composite
+def _plain_sessions(draw: st.DrawFn) -> list[Any]:
+    """Message entries with content and str ids (repeated), each the child of the one
+    before, of an earlier one, of one not in the session, of a later one (cycles), or a
+    root: the sessions the C walk (`_sessions.context_messages`) reads."""
+    entries: list[Any] = []
+    for n in range(draw(st.integers(1, 16))):
+        entry_id = draw(st.sampled_from(POOL[:8]))
+        parent = draw(
+            st.sampled_from([entries[-1]["id"]] * 4 if entries else [None])
+            | st.sampled_from([*POOL[:8], None, "", "nowhere"])
+        )
+        role = draw(st.sampled_from(["user", "assistant"]))
+        message = {"role": role, "content": f"m{n}", "provider": "p", "model": f"x{n}"}
+        entries.append({"type": "message", "id": entry_id, "parentId": parent, "message": message})
+    return entries
 
 
 def _both_ways(fast: Any, plain: Any) -> None:
@@ -67,6 +87,22 @@ class TestPaths:
             lambda: session.build_session_context(entries, leaf_id),
         )
 
+    @given(
+        _plain_sessions(),
+        leaf_ids(),
+        st.booleans(),
+    )
+    def test_context_of_plain_messages(
+        self, entries: list[Any], leaf_id: Any, tuple_: bool
+    ) -> None:
+        """Sessions of message entries only, str ids (repeated, in cycles, parents missing):
+        the C walk's messages (`_sessions.context_messages`) are the reference's."""
+        given_entries: Any = tuple(entries) if tuple_ else entries
+        _both_ways(
+            lambda: fastengine.build_session_context(given_entries, leaf_id),
+            lambda: session.build_session_context(given_entries, leaf_id),
+        )
+
     @given(sessions(), sessions(), leaf_ids())
     def test_an_extended_tree_is_the_tree_of_all(
         self, entries: list[Any], more: list[Any], leaf_id: Any
@@ -87,6 +123,28 @@ class TestPaths:
         assert tree.breaks == [0]
         assert tree.segments(9999) == [(0, 9999)]
         assert tree.path_to(9999) == session.build_session_path(entries)
+
+
+class TestLoad:
+    """What `SessionManager` holds of a file's entries, as the reference loads them."""
+
+    @given(
+        st.sampled_from([[], [{"type": "session", "id": "s"}]])
+        | st.builds(
+            lambda version: [{"type": "session", "id": "s", "version": version}],
+            st.sampled_from([None, 1, 2, 3, 3.0, 4, "3", "x", float("nan")]),
+        ),
+        sessions(),
+        st.lists(ODD_ENTRIES, max_size=1),
+        st.booleans(),
+    )
+    def test_load(
+        self, header: list[Any], entries: list[Any], odd: list[Any], tuple_: bool
+    ) -> None:
+        """Headers left out, migrated when one asks for it, odd values as the reference's."""
+        values: Any = [*header, *entries, *odd]
+        values = tuple(values) if tuple_ else values
+        same(lambda: fastengine.load_session(values), lambda: migration.load_session(values))
 
 
 class TestBranch:
@@ -181,13 +239,18 @@ class TestCompaction:
         )
 
     @settings(max_examples=300)  # tool calls in what is summarised: about 1 example in 20
-    @given(sessions(), st.integers(0, 30), st.booleans())
-    def test_preparation(self, entries: list[Any], keep: int, str_ids: bool) -> None:
+    @given(sessions(), st.integers(0, 30), st.booleans(), st.booleans())
+    def test_preparation(
+        self, entries: list[Any], keep: int, str_ids: bool, calls_in_scan: bool
+    ) -> None:
         """prepare_compaction over one RunTree gives the reference's preparation, file
-        operations included (with str ids only, the C scan gathers the tool calls)."""
+        operations included (with str ids only, the C scan gathers the tool calls, when the
+        path is long enough: `calls_in_scan` makes every path so)."""
         path = [e for e in entries if isinstance(e.get("id"), str)] if str_ids else entries
         settings = compaction.CompactionSettings(keep_recent_tokens=keep)
-        _both_ways(
-            lambda: fastengine.prepare_compaction(path, settings),
-            lambda: compaction.prepare_compaction(path, settings),
-        )
+        scan_from = 0 if calls_in_scan else fast_compaction.CALLS_IN_SCAN_FROM
+        with mock.patch.object(fast_compaction, "CALLS_IN_SCAN_FROM", scan_from):
+            _both_ways(
+                lambda: fastengine.prepare_compaction(path, settings),
+                lambda: compaction.prepare_compaction(path, settings),
+            )

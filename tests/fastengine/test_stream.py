@@ -89,7 +89,8 @@ def test_speedups_are_built_in_ci() -> None:
     if not os.environ.get("CI"):
         pytest.skip("only CI requires the compiled speedups")
     assert fast.DECODE is not None and fast.APPEND is not None
-    assert tree._C_SCAN is not None and session._C_UNSETTLED is not None
+    assert tree._C_SCAN is not None and session._C_ARRAY is not None
+    assert session._C_LINES is not None and session._C_UNTRACK is not None
     assert compaction.C_SCAN_WITH_CALLS is not None and compaction.C_BUDGET_REACHED_AT is not None
 
 

@@ -110,10 +110,14 @@ def without_c() -> Iterator[None]:
     `fastengine._tokens` off."""
     with (
         mock.patch.multiple(tree, _C_SCAN=None, _C_NONES=None),
-        mock.patch.object(session, "_C_UNSETTLED", None),
+        mock.patch.multiple(session, _C_ARRAY=None, _C_LINES=None, C_CONTEXT=None),
         mock.patch.object(tokens, "C_CONTEXT_TOKENS", None),
         mock.patch.multiple(
-            compaction, C_FILE_OP_CALLS=None, C_SCAN_WITH_CALLS=None, C_BUDGET_REACHED_AT=None
+            compaction,
+            C_FILE_OP_CALLS=None,
+            C_SCAN_WITH_CALLS=None,
+            C_BUDGET_REACHED_AT=None,
+            C_SLOTS=None,
         ),
     ):
         yield

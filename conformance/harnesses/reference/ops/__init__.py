@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from reference import branch, compaction, session, stream, tokens
+from reference import branch, compaction, migration, session, stream, tokens
 
 __all__ = ["REFERENCE", "Engine", "Handler", "all_handlers"]
 
@@ -32,6 +32,7 @@ class Engine:
     name: str
     parse_session_entries: Callable[[str], session.ParsedSession]
     as_entries: Callable[[Sequence[Any]], Sequence[Any]]
+    load_session: Callable[[Sequence[Any]], migration.LoadedSession]  # SessionManager's load
     session_tree: Callable[[Sequence[Any]], session.SessionTree]  # SessionTree.of
     build_context_entries: Callable[..., tuple[Mapping[str, Any], ...]]
     build_session_context: Callable[..., session.SessionContext]
@@ -60,6 +61,7 @@ REFERENCE: Final = Engine(
     name="reference",
     parse_session_entries=session.parse_session_entries,
     as_entries=session.as_entries,
+    load_session=migration.load_session,
     session_tree=session.SessionTree.of,
     build_context_entries=session.build_context_entries,
     build_session_context=session.build_session_context,

@@ -16,8 +16,8 @@ session helper on the file's entries (reading and parsing excluded;
 `bench.open` a session file end to end, as `SessionManager.open(path)` then
 `buildSessionContext()` or `prepareCompaction(getBranch())` in Pi: reading the bytes,
 decoding, parsing the lines, loading them (the header checked, migrated if older,
-headers left out) and the helper at the leaf, all timed. The accumulator, the parse
-the session helpers and the token estimate are the engine's (`Engine`: the reference's
+headers left out) and the helper at the leaf, all timed. The accumulator, the parse,
+the load, the session helpers and the token estimate are the engine's (`Engine`: the reference's
 or the fast engine's); truncation is the reference's for both.
 """
 
@@ -183,7 +183,7 @@ def _opened(engine: Engine, path: Path) -> migration.LoadedSession:
         and isinstance(head.get("id"), str)
     ):
         raise InvalidInput("path", f"not a Pi session file (no session header first): {path}")
-    return migration.load_session(values)
+    return engine.load_session(values)
 
 
 def open_session(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:

@@ -36,7 +36,7 @@ def entries_of(engine: Engine, args: Mapping[str, Any]) -> Sequence[Any]:
 
 def _managed(engine: Engine, args: Mapping[str, Any]) -> migration.LoadedSession:
     """The request's entries as Pi's `SessionManager` holds them (migrated, no headers)."""
-    return migration.load_session(entries_of(engine, args))
+    return engine.load_session(entries_of(engine, args))
 
 
 def _should(engine: Engine, a: Mapping[str, Any]) -> dict[str, Any]:
