@@ -161,3 +161,24 @@ def test_two_real_counts_of_a_small_op_agree_within_the_tolerance(tmp_path: Path
         first, second = pool.map(lambda _: instructions.count("reference", work), range(2))
     assert first[work[0].name] > 100_000  # the helper's work, not the marks alone
     assert instructions.agreement([first, second]) < INSTRUCTIONS_TOLERANCE
+
+
+@pytest.mark.parametrize(("on", "status"), [("here", 0), ("there", 1)])
+def test_a_ratio_fall_is_listed_where_the_counts_gate_and_fails_elsewhere(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    on: str,
+    status: int,
+) -> None:
+    """A wall-clock ratio that fell (machine noise or not) fails only where no count of
+    this build gates: with the counts gated, it is listed."""
+    fell = compare.Regression("sessions 100000: navigation fastengine / pi@0.85.0", 27.8, 10.6)
+    monkeypatch.setattr(compare, "compare", lambda *args: [fell])
+    assert _bench(tmp_path, monkeypatch, {NAME: BASE}, on=on) == status
+    err = capsys.readouterr().err
+    if status == 0:
+        assert "1 ratios fell more than 30% (listed: the counts gate on this machine)" in err
+        assert "navigation fastengine / pi@0.85.0 27.80 -> 10.60" in err
+    else:
+        assert "1 ratios fell more than 30% (gated)" in err
