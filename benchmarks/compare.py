@@ -6,11 +6,11 @@ compares ratios only, each "higher is better": the `--ratio-to` implementation's
 time (Pi 0.85.0 by default) over each other implementation's, per figure of the report,
 named `<part> <size>: <figure> <implementation> / <ratio-to>`, e.g.
 `sessions 100000: findCutPoint fastengine / pi@0.85.0`. A ratio that falls more than the
-tolerance below its baseline is a fall: it fails the gate where no instruction count of
-this build gates, and is listed where one does (`benchmarks.run._gate`) (`ctxspec bench --tolerance`, whose default,
-0.3, is set in one place, its parser: one ratio measured twice in one run on the 2-core
-shared machine moved by up to ~20%); ratios missing on either side (a size not
-run, an implementation not installed) are listed, never failed.
+tolerance below its baseline is a fall (`ctxspec bench --tolerance`, whose default, 0.3,
+is set in one place, its parser: one ratio measured twice in one run on the 2-core
+shared machine moved by up to ~20%): it fails the gate where no instruction count of
+this build gates, and is listed where one does (`benchmarks.run._gate`); ratios missing
+on either side (a size not run, an implementation not installed) are listed, never failed.
 
 The reference's own ratios are listed, not gated: it is the plain oracle, measured to
 check every answer, not the engine raced. Stream and batch ratios are gated from 16 MiB
