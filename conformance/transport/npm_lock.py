@@ -6,7 +6,8 @@ with exact versions and the `package-lock.json` npm resolved from it, beside its
 changed lock installs afresh), and `missing` says what is wrong with an install that
 `transport.cache.ensure` found stamped: its runtime binary gone, or the package at another
 version. `run_npm` is the install itself: the files written into the build directory and
-npm run there without the packages' scripts.
+npm run there without the packages' scripts; `install_locked` all of it, for a family's
+`install(version)`.
 """
 
 from __future__ import annotations
@@ -15,16 +16,25 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Final
 
 from conformance.progress import status
-from conformance.transport.cache import run_logged
+from conformance.transport.cache import ensure, run_logged
 from conformance.transport.named import InstallError
 
-__all__ = ["FILES", "committed", "folder", "key", "missing", "run_npm"]
+__all__ = [
+    "FILES",
+    "committed",
+    "folder",
+    "home_env",
+    "install_locked",
+    "key",
+    "missing",
+    "run_npm",
+]
 
 FILES: Final = ("package.json", "package-lock.json")
 
@@ -86,3 +96,50 @@ def run_npm(
     argv = [npm, command, "--no-audit", "--no-fund", "--ignore-scripts"]
     with status(shown, quiet=quiet):
         run_logged(argv, cwd=work, quiet=quiet, what=what)
+
+
+def home_env(home: Path) -> dict[str, str]:
+    """HOME and the XDG directories inside an install, so no user's settings reach it."""
+    return {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+    }
+
+
+def install_locked(
+    module: str,
+    family: str,
+    version: str,
+    supported: Sequence[str],
+    *,
+    check: Callable[[Path], str | None],
+    needed_for: str,
+    size: str,
+    quiet: bool,
+    command: str = "ci",
+    after: Callable[[Path, Mapping[str, bytes]], None] | None = None,
+) -> Path:
+    """The cached install of `family@version` made on first use from the lock committed
+    beside the harness `module` (`npm COMMAND`, then `after` on the build directory);
+    `check` says what a stamped install lacks. A version without a lock is refused."""
+    if version not in supported:
+        raise InstallError(
+            f"{family}@{version} is not supported: ctxspec has a lock for "
+            f"{family}@{', '.join(supported)} only"
+        )
+    files = committed(module)
+
+    def build(work: Path) -> None:
+        shown = (
+            f"ctxspec: installing {family}@{version} into the cache: npm {command} of "
+            f"{needed_for} from the committed lock (once, {size}) ..."
+        )
+        what = f"npm {command} of {family}@{version}"
+        run_npm(work, files, command, needed_for=needed_for, shown=shown, what=what, quiet=quiet)
+        if after is not None:
+            after(work, files)
+
+    return ensure(f"{family}-{version}", key(files), build, check=check)

@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import Final
 
 from conformance.transport import npm_lock
-from conformance.transport.cache import ensure
-from conformance.transport.named import InstallError, Launch
+from conformance.transport.named import Launch
 
 __all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
 
@@ -50,41 +49,16 @@ def _check(version: str) -> Callable[[Path], str | None]:
     return check
 
 
-def _build(version: str, files: dict[str, bytes], quiet: bool) -> Callable[[Path], None]:
-    def build(work: Path) -> None:
-        shown = (
-            f"ctxspec: installing cline@{version} into the cache: npm ci {PACKAGE}@{version} "
-            "and Node 22 from the committed lock (once, about 20 s and 350 MB) ..."
-        )
-        npm_lock.run_npm(
-            work, files, "ci", needed_for=f"the Cline SDK {version} and Node 22", shown=shown,
-            what=f"npm ci of cline@{version}", quiet=quiet,
-        )  # fmt: skip
-
-    return build
-
-
 def install(version: str, *, quiet: bool = False) -> Launch:
     """The cached install of the SDK (made on first use) and its adapter run by Node 22."""
-    if version not in SUPPORTED:
-        raise InstallError(
-            f"cline@{version} is not supported: ctxspec has a lock for "
-            f"cline@{', '.join(SUPPORTED)} only"
-        )
-    files = package_files()
-    root = ensure(
-        f"cline-{version}",
-        npm_lock.key(files),
-        _build(version, files, quiet),
-        check=_check(version),
-    )
+    root = npm_lock.install_locked(
+        __name__, "cline", version, SUPPORTED, check=_check(version),
+        needed_for=f"{PACKAGE}@{version} and Node 22", size="about 20 s and 350 MB",
+        quiet=quiet,
+    )  # fmt: skip
     home = root / "home"
     env = {
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        **npm_lock.home_env(home),
         "OTEL_TELEMETRY_ENABLED": "false",
         "NODE_NO_WARNINGS": "1",
         "NO_COLOR": "1",

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Final
 
 from conformance.transport import npm_lock
-from conformance.transport.cache import ensure
 from conformance.transport.named import InstallError, Launch
 from conformance.transport.pyrun import PYRUN
 
@@ -62,39 +61,17 @@ def _check(version: str) -> Callable[[Path], str | None]:
     return check
 
 
-def _build(version: str, files: dict[str, bytes], quiet: bool) -> Callable[[Path], None]:
-    def build(work: Path) -> None:
-        shown = (
-            f"ctxspec: installing codex@{version} into the cache: npm ci {PACKAGE}@{version} "
-            "from the committed lock (once, about 10 s and 430 MB) ..."
-        )
-        npm_lock.run_npm(
-            work, files, "ci", needed_for=f"codex@{version}", shown=shown,
-            what=f"npm ci of codex@{version}", quiet=quiet,
-        )  # fmt: skip
-
-    return build
-
-
 def install(version: str, *, quiet: bool = False) -> Launch:
     """The cached install of Codex (made on first use) and the adapter that drives it."""
-    if version not in SUPPORTED:
-        raise InstallError(
-            f"codex@{version} is not supported: ctxspec has a lock for "
-            f"codex@{', '.join(SUPPORTED)} only"
-        )
     if sys.platform != "linux" or platform.machine() != "x86_64":
         raise InstallError("codex: the harness runs the linux-x64 binary only (the one locked)")
     node = shutil.which("node")
     if node is None:
         raise InstallError("codex: node is not on PATH (the package's launcher is a Node script)")
-    files = package_files()
-    root = ensure(
-        f"codex-{version}",
-        npm_lock.key(files),
-        _build(version, files, quiet),
-        check=_check(version),
-    )
+    root = npm_lock.install_locked(
+        __name__, "codex", version, SUPPORTED, check=_check(version),
+        needed_for=f"{PACKAGE}@{version}", size="about 10 s and 430 MB", quiet=quiet,
+    )  # fmt: skip
     env = {"CTXSPEC_CODEX": str(root.joinpath(*LAUNCHER)), "CTXSPEC_NODE": node}
     return Launch(
         argv=[sys.executable, "-I", "-B", str(PYRUN), str(ADAPTER)],

@@ -30,8 +30,7 @@ from pathlib import Path
 from typing import Final
 
 from conformance.transport import npm_lock
-from conformance.transport.cache import ensure
-from conformance.transport.named import InstallError, Launch
+from conformance.transport.named import Launch
 
 __all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
 
@@ -56,39 +55,13 @@ def _check(version: str) -> Callable[[Path], str | None]:
     return check
 
 
-def _build(version: str, files: dict[str, bytes], quiet: bool) -> Callable[[Path], None]:
-    def build(work: Path) -> None:
-        shown = (
-            f"ctxspec: installing gemini-cli@{version} into the cache: npm ci {PACKAGE}@{version} "
-            "and Node 22 from the committed lock (once, about 30 s and 560 MB) ..."
-        )
-        npm_lock.run_npm(
-            work,
-            files,
-            "ci",
-            needed_for="Gemini CLI's core and Node 22",
-            shown=shown,
-            what=f"npm ci of gemini-cli@{version}",
-            quiet=quiet,
-        )
-
-    return build
-
-
 def install(version: str, *, quiet: bool = False) -> Launch:
     """The cached install of Gemini CLI's core (made on first use) and its adapter."""
-    if version not in SUPPORTED:
-        raise InstallError(
-            f"gemini-cli@{version} is not supported: ctxspec has a lock for "
-            f"gemini-cli@{', '.join(SUPPORTED)} only"
-        )
-    files = package_files()
-    root = ensure(
-        f"gemini-cli-{version}",
-        npm_lock.key(files),
-        _build(version, files, quiet),
-        check=_check(version),
-    )
+    root = npm_lock.install_locked(
+        __name__, "gemini-cli", version, SUPPORTED, check=_check(version),
+        needed_for=f"{PACKAGE}@{version} and Node 22", size="about 30 s and 560 MB",
+        quiet=quiet,
+    )  # fmt: skip
     home = root / "home"
     env = {
         "HOME": str(home),

@@ -30,12 +30,11 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
 from conformance.transport import npm_lock
-from conformance.transport.cache import ensure
 from conformance.transport.named import InstallError, Launch
 
 __all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
@@ -91,53 +90,26 @@ def _place_natives(root: Path) -> None:
         shutil.copy2(binary, workspace / "native" / binary.name)
 
 
-def _build(files: dict[str, bytes], quiet: bool) -> Callable[[Path], None]:
-    def build(work: Path) -> None:
-        shown = (
-            f"ctxspec: installing oh-my-pi@18.3.4 into the cache: npm install {PACKAGE}@18.3.4 "
-            "and Bun from the committed lock (once, about 1 min and 1.4 GB) ..."
+def _settle(work: Path, files: Mapping[str, bytes]) -> None:
+    """After npm: the lock came out unchanged, and pi-natives moved beside its addon."""
+    if (work / "package-lock.json").read_bytes() != files["package-lock.json"]:
+        raise InstallError(
+            "oh-my-pi: npm resolved another tree than the committed package-lock.json"
         )
-        npm_lock.run_npm(
-            work,
-            files,
-            "install",
-            needed_for="oh-my-pi and Bun",
-            shown=shown,
-            what="npm install of oh-my-pi@18.3.4",
-            quiet=quiet,
-        )
-        if (work / "package-lock.json").read_bytes() != files["package-lock.json"]:
-            raise InstallError(
-                "oh-my-pi: npm resolved another tree than the committed package-lock.json"
-            )
-        _place_natives(work)
-
-    return build
+    _place_natives(work)
 
 
 def install(version: str, *, quiet: bool = False) -> Launch:
     """The cached install of the fork (made on first use) and its adapter run by Bun."""
-    if version not in SUPPORTED:
-        raise InstallError(
-            f"oh-my-pi@{version} is not supported: ctxspec has a lock for "
-            f"oh-my-pi@{', '.join(SUPPORTED)} only"
-        )
-    files = package_files()
-    root = ensure(
-        f"oh-my-pi-{version}", npm_lock.key(files), _build(files, quiet), check=_check(version)
-    )
+    root = npm_lock.install_locked(
+        __name__, "oh-my-pi", version, SUPPORTED, check=_check(version),
+        needed_for=f"{PACKAGE}@{version} and Bun", size="about 1 min and 1.4 GB", quiet=quiet,
+        command="install", after=_settle,
+    )  # fmt: skip
     bun = root.joinpath(*_BUN)
     package_dir = root / "node_modules" / PACKAGE
     home = root / "home"
-    env = {
-        "PI_OFFLINE": "1",
-        "NO_COLOR": "1",
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "XDG_STATE_HOME": str(home / ".local" / "state"),
-    }
+    env = {"PI_OFFLINE": "1", "NO_COLOR": "1", **npm_lock.home_env(home)}
     return Launch(
         argv=[str(bun), str(ADAPTER), str(package_dir)], env=env, name=f"oh-my-pi@{version}"
     )
