@@ -27,7 +27,7 @@ import yaml
 from conformance import corpus_cache
 from conformance.builders import expand
 from conformance.errors import CorpusError
-from conformance.protocol import validate_args
+from conformance.protocol import first_problem, validate_args
 from conformance.universal import CHECKS
 from corpora import cases_root
 
@@ -104,10 +104,9 @@ def _parse(name: str, file: Traversable) -> list[Case]:
         data = yaml.safe_load(file.read_text("utf-8"))
     except yaml.YAMLError as error:
         raise CorpusError(f"{name}: not valid YAML: {error}") from None
-    problem = jsonschema.exceptions.best_match(_file_validator().iter_errors(data))
+    problem = first_problem(_file_validator(), data)
     if problem is not None:
-        where = "/".join(str(p) for p in problem.absolute_path) or "(top)"
-        raise CorpusError(f"{name}: at {where}: {problem.message}")
+        raise CorpusError(f"{name}: {problem}")
     folder = name.split("/", 1)[0]
     if data["boundary"] != folder:
         raise CorpusError(f"{name}: boundary {data['boundary']!r} but the file is under {folder}/")

@@ -27,6 +27,7 @@ import jsonschema
 import yaml
 
 from conformance.errors import CorpusError
+from conformance.protocol import first_problem
 from conformance.transport.named import parse_named
 
 __all__ = ["PI_PROFILE", "Profile", "load_profile", "profile_for", "profile_names"]
@@ -98,10 +99,9 @@ def load_profile(name_or_file: str) -> Profile:
         raise CorpusError(f"profile {path}: cannot be read: {error}") from None
     except yaml.YAMLError as error:
         raise CorpusError(f"profile {path}: not valid YAML: {error}") from None
-    problem = jsonschema.exceptions.best_match(_validator().iter_errors(data))
+    problem = first_problem(_validator(), data)
     if problem is not None:
-        where = "/".join(str(p) for p in problem.absolute_path) or "(top)"
-        raise CorpusError(f"profile {path}: at {where}: {problem.message}")
+        raise CorpusError(f"profile {path}: {problem}")
     return Profile(name=data["agent"], data=data, source=str(path))
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "decode_line",
     "encode_b64",
     "encode_line",
+    "first_problem",
     "json_kind",
     "op_schema",
     "result_kinds",
@@ -147,15 +148,20 @@ def _op_validator(op: str, part: Literal["args", "result"]) -> jsonschema.Draft2
     return jsonschema.Draft202012Validator(schema)
 
 
-def _first_error(validator: jsonschema.Draft202012Validator, instance: object) -> Any:
-    return jsonschema.exceptions.best_match(validator.iter_errors(instance))
+def first_problem(validator: jsonschema.Draft202012Validator, instance: object) -> str | None:
+    """Where `instance` first departs from the validator's schema, `at <path>: <what>`, or
+    None (the one wording of the protocol's, the case files' and the profiles' checks)."""
+    error = jsonschema.exceptions.best_match(validator.iter_errors(instance))
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "(top)"
+    return f"at {where}: {error.message}"
 
 
 def _check(instance: object, validator: jsonschema.Draft202012Validator, what: str) -> None:
-    error = _first_error(validator, instance)
-    if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path) or "(top)"
-        raise ProtocolViolation(f"{what} does not match the protocol at {where}: {error.message}")
+    problem = first_problem(validator, instance)
+    if problem is not None:
+        raise ProtocolViolation(f"{what} does not match the protocol {problem}")
 
 
 def validate_response(message: dict[str, Any], expected_id: int) -> None:
@@ -189,11 +195,8 @@ def schema_problem(op: str, result: object) -> str | None:
     """The first place where `result` departs from the op's result schema, or None."""
     if op_schema(op, "result") is None:
         return None
-    error = _first_error(_op_validator(op, "result"), result)
-    if error is None:
-        return None
-    where = "/".join(str(p) for p in error.absolute_path) or "(top)"
-    return f"does not match the protocol at {where}: {error.message}"
+    problem = first_problem(_op_validator(op, "result"), result)
+    return None if problem is None else f"does not match the protocol {problem}"
 
 
 # --- the top-level type: what separates a broken protocol from a wrong answer -----------
@@ -270,11 +273,8 @@ def validate_args(op: str, args: object) -> str | None:
     """The first problem with `args` for `op`, or None (used on case files and requests)."""
     if op_schema(op, "args") is None:
         return f"unknown op {op!r}"
-    error = _first_error(_op_validator(op, "args"), args)
-    if error is None:
-        return None
-    where = "/".join(str(p) for p in error.absolute_path) or "(top)"
-    return f"args at {where}: {error.message}"
+    problem = first_problem(_op_validator(op, "args"), args)
+    return None if problem is None else f"args {problem}"
 
 
 def _preview(line: bytes, limit: int = 120) -> str:

