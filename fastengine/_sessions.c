@@ -31,6 +31,14 @@
  * path is all plain message entries (the usual session), without building a RunTree;
  * `slots`, scan's slots of these entries when the caller has them, spares their lookups.
  *
+ * collect(entries, positions, breaks, old, target) -> (entries, lca id) or None: the
+ * reference's collect_entries_for_branch_summary on a RunTree's lists (its entries, its
+ * id -> position dict, its chain breaks) for exact str ids that are both truthy, every id
+ * unique: each path is its runs (breaks) from the leaf up, the two compared run by run from
+ * the root for where they part. None for anything else (a repeated id, a parentId that is
+ * not an exact str, a cycle, an entry that is not a dict): the caller's Python answers,
+ * which also raises the errors.
+ *
  * The parse's passes (the lines parsed as one array) are in _parse.c.
  */
 #define PY_SSIZE_T_CLEAN
@@ -402,6 +410,153 @@ static PyObject *nones(PyObject *module, PyObject *seq) {
     return found;
 }
 
+/* The path root -> entries[leaf] as (first, last) position ranges, root first, in `runs`
+ * (room for n pairs): the number of ranges, or -1 for a path this pass leaves to Python
+ * (a parentId that is not an exact str, a run start outside `breaks`, a cycle), or -2
+ * with an exception set. */
+static Py_ssize_t path_runs(PyObject **items, Py_ssize_t n, PyObject *positions,
+                            PyObject **breaks, Py_ssize_t nbreaks, Py_ssize_t leaf,
+                            Py_ssize_t *runs) {
+    Py_ssize_t count = 0, length = 0, at = leaf;
+    while (at >= 0) {
+        Py_ssize_t low = 0, high = nbreaks; /* the last break <= at (bisect_right - 1) */
+        while (low < high) {
+            const Py_ssize_t mid = (low + high) / 2;
+            const Py_ssize_t value = PyLong_AsSsize_t(breaks[mid]);
+            if (value == -1 && PyErr_Occurred()) return -2;
+            if (at < value) high = mid;
+            else low = mid + 1;
+        }
+        if (low == 0) return -1;
+        const Py_ssize_t start = PyLong_AsSsize_t(breaks[low - 1]);
+        if (start == -1 && PyErr_Occurred()) return -2;
+        if (start < 0 || start > at) return -1;
+        length += at + 1 - start;
+        if (length > n || count == n) return -1; /* an entry came back: a cycle */
+        runs[2 * count] = start, runs[2 * count + 1] = at;
+        count++;
+        PyObject *entry = items[start];
+        if (!PyDict_CheckExact(entry)) return -1;
+        PyObject *parent = dict_get(entry, s_parent);
+        if (parent == NULL && PyErr_Occurred()) return -2;
+        if (parent == NULL || parent == Py_None) break;
+        if (!PyUnicode_CheckExact(parent)) return -1;
+        if (PyUnicode_GET_LENGTH(parent) == 0) break;
+        PyObject *found = PyDict_GetItemWithError(positions, parent);
+        if (found == NULL) {
+            if (PyErr_Occurred()) return -2;
+            break; /* a parent not in the session: the root */
+        }
+        at = PyLong_AsSsize_t(found);
+        if (at == -1 && PyErr_Occurred()) return -2;
+        if (at >= n) return -1;
+    }
+    for (Py_ssize_t i = 0, j = count - 1; i < j; i++, j--) { /* root first */
+        const Py_ssize_t a = runs[2 * i], b = runs[2 * i + 1];
+        runs[2 * i] = runs[2 * j], runs[2 * i + 1] = runs[2 * j + 1];
+        runs[2 * j] = a, runs[2 * j + 1] = b;
+    }
+    return count;
+}
+
+/* The position of the str `id` in `positions`: -1 when absent, -2 with an exception set,
+ * -3 for a position that is no int below n. */
+static Py_ssize_t position_of(PyObject *positions, PyObject *id, Py_ssize_t n) {
+    PyObject *found = PyDict_GetItemWithError(positions, id);
+    if (found == NULL) return PyErr_Occurred() ? -2 : -1;
+    const Py_ssize_t at = PyLong_AsSsize_t(found);
+    if (at == -1 && PyErr_Occurred()) return -2;
+    return at >= 0 && at < n ? at : -3;
+}
+
+static PyObject *collect(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *entries, *positions, *breaks, *old, *target;
+    if (!PyArg_ParseTuple(args, "OOOOO", &entries, &positions, &breaks, &old, &target))
+        return NULL;
+    if ((!PyList_CheckExact(entries) && !PyTuple_CheckExact(entries)) ||
+        !PyDict_CheckExact(positions) || !PyList_CheckExact(breaks) ||
+        !PyUnicode_CheckExact(old) || !PyUnicode_CheckExact(target) ||
+        PyUnicode_GET_LENGTH(old) == 0 || PyUnicode_GET_LENGTH(target) == 0)
+        Py_RETURN_NONE;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(entries);
+    if (PyDict_GET_SIZE(positions) != n || n == 0) Py_RETURN_NONE; /* ids repeat, or none */
+    PyObject **items = PySequence_Fast_ITEMS(entries);
+    PyObject **cuts = PySequence_Fast_ITEMS(breaks);
+    const Py_ssize_t ncuts = PyList_GET_SIZE(breaks);
+    const Py_ssize_t old_at = position_of(positions, old, n);
+    const Py_ssize_t target_at = position_of(positions, target, n);
+    if (old_at == -2 || target_at == -2) return NULL;
+    if (old_at == -3 || target_at == -3) Py_RETURN_NONE;
+    Py_ssize_t *runs = PyMem_Malloc(4 * (size_t)n * sizeof(Py_ssize_t));
+    if (runs == NULL) return PyErr_NoMemory();
+    Py_ssize_t *old_runs = runs, *target_runs = runs + 2 * n;
+    PyObject *found = NULL;
+    Py_ssize_t nold = 0, ntarget = 0;
+    if (old_at >= 0 && (nold = path_runs(items, n, positions, cuts, ncuts, old_at, old_runs)) < 0)
+        goto left;
+    if (target_at >= 0 &&
+        (ntarget = path_runs(items, n, positions, cuts, ncuts, target_at, target_runs)) < 0)
+        goto left;
+    /* where the paths part: `common` the LCA's position, the old path kept below it from
+     * range `from` (its first range starting at `first`) */
+    Py_ssize_t common = -1, from = nold < ntarget ? nold : ntarget, first = -1;
+    for (Py_ssize_t k = 0; k < nold && k < ntarget; k++) {
+        const Py_ssize_t old_first = old_runs[2 * k], old_last = old_runs[2 * k + 1];
+        const Py_ssize_t target_first = target_runs[2 * k], target_last = target_runs[2 * k + 1];
+        if (old_first != target_first) {
+            from = k;
+            break;
+        }
+        common = old_last < target_last ? old_last : target_last;
+        if (old_last != target_last) {
+            from = k + 1;
+            if (common < old_last) from = k, first = common + 1;
+            break;
+        }
+    }
+    Py_ssize_t length = 0;
+    for (Py_ssize_t k = from; k < nold; k++)
+        length += old_runs[2 * k + 1] + 1 - (k == from && first >= 0 ? first : old_runs[2 * k]);
+    PyObject *kept = PyTuple_New(length);
+    if (kept == NULL) goto done;
+    Py_ssize_t put = 0;
+    for (Py_ssize_t k = from; k < nold; k++) {
+        const Py_ssize_t begin = k == from && first >= 0 ? first : old_runs[2 * k];
+        for (Py_ssize_t at = begin; at <= old_runs[2 * k + 1]; at++) {
+            Py_INCREF(items[at]);
+            PyTuple_SET_ITEM(kept, put++, items[at]);
+        }
+    }
+    PyObject *lca = Py_None;
+    if (common >= 0) {
+        PyObject *entry = items[common];
+        if (!PyDict_CheckExact(entry)) {
+            Py_DECREF(kept);
+            goto left;
+        }
+        lca = dict_get(entry, s_id);
+        if (lca == NULL) {
+            if (PyErr_Occurred()) {
+                Py_DECREF(kept);
+                goto done;
+            }
+            lca = Py_None;
+        }
+    }
+    found = PyTuple_Pack(2, kept, lca);
+    Py_DECREF(kept);
+    goto done;
+left:
+    if (!PyErr_Occurred()) {
+        found = Py_None;
+        Py_INCREF(found);
+    }
+done:
+    PyMem_Free(runs);
+    return found;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_O, "A session's ids, chain breaks, headers and messages in one pass."},
     {"slots", slots, METH_O, "scan's slots alone."},
@@ -412,6 +567,8 @@ static PyMethodDef methods[] = {
     {"nones", nones, METH_O, "The positions of None in a list or tuple."},
     {"context_messages", context_messages, METH_VARARGS,
      "The messages of a path of plain message entries, or None."},
+    {"collect", collect, METH_VARARGS,
+     "The old leaf's entries below its LCA with the target, and the LCA's id, or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -3,7 +3,9 @@
 - `collect_entries_for_branch_summary`: both paths are root paths of one tree, so they
   share a prefix and the LCA is where they part. With unique ids it is found by
   comparing the two paths' runs of consecutive entries (`RunTree.segments`), never entry
-  by entry; with repeated ids the reference's walk answers.
+  by entry, in one C call for str ids (`_sessions.collect`: a session of a hundred
+  entries is a single cold call, where Python's walk was most of its cost); with repeated
+  ids the reference's walk answers.
 - `navigate_tree` is the reference's, on a `RunTree`, with this collect and
   `fastengine.session.build_session_context` (for `NavigationResult.context()`).
 
@@ -12,9 +14,10 @@ Each answers as its `reference.branch` namesake (tests/fastengine/test_sessions.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
 
+from fastengine._native import native
 from fastengine.session import build_session_context
 from fastengine.tree import RunTree
 from reference import branch
@@ -25,6 +28,11 @@ __all__ = ["collect_entries_for_branch_summary", "navigate_tree"]
 
 Entry = Mapping[str, Any]
 
+# the walk and the comparison of runs in C, for str ids (`_sessions.collect`)
+_C_COLLECT: Final[Callable[..., tuple[tuple[Entry, ...], Any] | None] | None] = native(
+    "_sessions", "collect"
+)
+
 
 def collect_entries_for_branch_summary(
     entries: Sequence[Entry] | SessionTree, old_leaf_id: Any, target_id: Any
@@ -33,6 +41,10 @@ def collect_entries_for_branch_summary(
     if not (old_leaf_id if type(old_leaf_id) is str else js_truthy(old_leaf_id)):
         return CollectEntriesResult(entries=(), common_ancestor_id=None)
     tree = RunTree.of(entries).without_headers()
+    if _C_COLLECT is not None:
+        found = _C_COLLECT(tree.entries, tree.positions, tree.breaks, old_leaf_id, target_id)
+        if found is not None:
+            return CollectEntriesResult(entries=found[0], common_ancestor_id=found[1])
     old_at = tree.position(old_leaf_id)
     old = tree.segments(old_at) if old_at is not None else []
     truthy = target_id if type(target_id) is str else js_truthy(target_id)  # (a str at once)

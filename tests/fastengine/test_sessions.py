@@ -14,11 +14,13 @@ import itertools
 from typing import Any
 from unittest import mock
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from session_entries import POOL, leaf_ids, same, sessions, without_c
 
 import fastengine
+from fastengine import branch as fast_branch
 from fastengine import compaction as fast_compaction
 from fastengine.tree import RunTree
 from reference import branch, compaction, migration, session
@@ -159,6 +161,26 @@ class TestBranch:
             lambda: fastengine.collect_entries_for_branch_summary(entries, old, target),
             lambda: branch.collect_entries_for_branch_summary(entries, old, target),
         )
+
+    @pytest.mark.skipif(fast_branch._C_COLLECT is None, reason="the C pass is not built")
+    def test_collect_of_a_forked_chain_is_one_c_call(self) -> None:
+        """Two branches off a chain: the C pass answers (no fallback), as the walk does."""
+
+        def entry(n: int, parent: int | None) -> dict[str, Any]:
+            message = {"role": "user", "content": f"m{n}"}
+            parent_id = None if parent is None else f"e{parent}"
+            return {"type": "message", "id": f"e{n}", "parentId": parent_id, "message": message}
+
+        entries = [entry(n, n - 1 if n else None) for n in range(6)]
+        entries += [entry(6, 2), entry(7, 6), entry(8, 4)]  # forks at e2 and at e4
+        tree = RunTree.of(entries)
+        for old, target in [("e5", "e7"), ("e7", "e5"), ("e5", "e8"), ("e3", "e5"), ("e5", "e1")]:
+            found = fast_branch._C_COLLECT(
+                tree.entries, tree.positions, tree.breaks, old, target
+            )
+            assert found is not None
+            plain = branch.collect_entries_for_branch_summary(entries, old, target)
+            assert found == (plain.entries, plain.common_ancestor_id)
 
     @given(sessions(), leaf_ids(), st.sampled_from([*POOL, "nowhere"]), st.booleans())
     def test_navigate(self, entries: list[Any], leaf: Any, target: Any, summarize: bool) -> None:

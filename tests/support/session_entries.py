@@ -13,7 +13,7 @@ from unittest import mock
 import pytest
 from hypothesis import strategies as st
 
-from fastengine import compaction, session, tokens, tree
+from fastengine import branch, compaction, session, tokens, tree
 from reference.errors import InvalidInput
 from reference.session import UNSET
 
@@ -112,6 +112,7 @@ def without_c() -> Iterator[None]:
         mock.patch.multiple(tree, _C_SCAN=None, _C_NONES=None),
         mock.patch.multiple(session, _C_ARRAY=None, _C_LINES=None, C_CONTEXT=None),
         mock.patch.object(tokens, "C_CONTEXT_TOKENS", None),
+        mock.patch.object(branch, "_C_COLLECT", None),
         mock.patch.multiple(
             compaction,
             C_FILE_OP_CALLS=None,
