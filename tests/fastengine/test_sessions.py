@@ -175,9 +175,7 @@ class TestBranch:
         entries += [entry(6, 2), entry(7, 6), entry(8, 4)]  # forks at e2 and at e4
         tree = RunTree.of(entries)
         for old, target in [("e5", "e7"), ("e7", "e5"), ("e5", "e8"), ("e3", "e5"), ("e5", "e1")]:
-            found = fast_branch._C_COLLECT(
-                tree.entries, tree.positions, tree.breaks, old, target
-            )
+            found = fast_branch._C_COLLECT(tree.entries, tree.positions, tree.breaks, old, target)
             assert found is not None
             plain = branch.collect_entries_for_branch_summary(entries, old, target)
             assert found == (plain.entries, plain.common_ancestor_id)
