@@ -1,7 +1,8 @@
 """Whether an answer can be taken: the same as the reference's, and what to call it if not.
 
 `first_difference` finds where an answer departs from the reference's (a JSON path and
-both values); `digest_persisted` turns a `bench.stream` answer into `stream.tail`'s shape
+both values); `Expected` holds the reference's answer as its canonical JSON text and
+checks an answer against it; `digest_persisted` turns a `bench.stream` answer into `stream.tail`'s shape
 (the persisted full output hashed and deleted); `Suspect` is raised for an answer or a
 clock reading that cannot be taken as the implementation's figure.
 """
@@ -13,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["Suspect", "Verdict", "digest_persisted", "first_difference"]
+__all__ = ["Expected", "Suspect", "Verdict", "canonical", "digest_persisted", "first_difference"]
 
 Verdict = Literal["ok", "wrong", "under-reports", "over-reports", "error"]
 
@@ -61,6 +62,38 @@ def first_difference(ours: Any, theirs: Any, where: str = "") -> str | None:
         )
     shown = [json.dumps(v, ensure_ascii=False)[:80] for v in (theirs, ours)]
     return f"{where or '(top)'}: {shown[0]}, the reference has {shown[1]}"
+
+
+def canonical(answer: Any) -> str:
+    """`answer` as one JSON text: keys sorted, no spaces, characters as they are."""
+    return json.dumps(answer, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+class Expected:
+    """The reference's answer to one request, what every other answer is checked against.
+
+    Held as its canonical text (`canonical`), not as values: the context of a million
+    entries is a few hundred MB of text and several GB of Python objects, and the runner
+    holds one such answer per request while every implementation answers it. An answer
+    whose canonical text is the same is the same; any other is compared value by value
+    (`first_difference`: 1 and 1.0 are one number, as in JavaScript), which also says
+    where it departs.
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text  # canonical(the answer)
+
+    @classmethod
+    def of(cls, answer: Any) -> Expected:
+        return cls(canonical(answer))
+
+    def difference(self, answer: Any, text: str | None = None) -> str | None:
+        """Where `answer` (its canonical text, when the caller has it) first departs."""
+        if (canonical(answer) if text is None else text) == self.text:
+            return None
+        return first_difference(json.loads(self.text), answer)
 
 
 def digest_persisted(answer: dict[str, Any]) -> dict[str, Any]:

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from benchmarks.answers import Suspect, Verdict, digest_persisted, first_difference
+from benchmarks.answers import Expected, Suspect, Verdict, canonical, digest_persisted
 from benchmarks.requests import Request
 from conformance.errors import AdapterError
 from conformance.transport.named import InstallError, install, parse_named
@@ -57,7 +57,6 @@ TRANSPORT_NS_PER_BYTE: Final = 200
 SLACK_NS: Final = 50_000_000
 CLOCK_SLACK_NS: Final = 1_000_000  # two processes' monotonic clocks, rounding
 NAN: Final = float("nan")  # no figure
-NOTHING: Final = object()  # no reference answer to check against
 
 Via = Literal["bench", "transport"]
 
@@ -141,7 +140,7 @@ class Rounds:
     own: list[int] = field(default_factory=list)  # its figure per round (ns)
     walls: list[int] = field(default_factory=list)  # the runner's wall time per round (ns)
     clocks: list[tuple[int, int, int, int]] = field(default_factory=list)  # see Bench._clock
-    answer: Any = None  # the last round's, normalised
+    expected: Expected | None = None  # the first round's answer, when it is the oracle's
     verdict: Verdict = "ok"
     detail: str = ""
     failed: Measure | None = None  # an error or a suspect answer ended the rounds
@@ -235,8 +234,9 @@ class Bench:
             rounds.failed = Measure(via, NAN, NAN, suspect.verdict, suspect.detail)
         return rounds
 
-    def take(self, rounds: Rounds, expected: Any = NOTHING) -> None:
-        """One round of `rounds`: its times, its answer checked against `expected`."""
+    def take(self, rounds: Rounds, expected: Expected | None = None) -> None:
+        """One round of `rounds`: its times, its answer checked against `expected`; with
+        none (the oracle's rounds), the first round's answer is kept as `rounds.expected`."""
         if rounds.failed is not None:
             return
         request = rounds.request
@@ -244,14 +244,15 @@ class Bench:
             if rounds.via == "bench":
                 result, wall = self._call(request.bench_op, request.bench_args)
                 answer = result["answer"]
-                size = len(json.dumps(answer, separators=(",", ":")))
-                rounds.clocks.append((wall, result["requestNs"], result["elapsedNs"], size))
                 if request.bench_op == "bench.stream":
                     answer = digest_persisted(answer)
+                text = canonical(answer)  # its size: what transport carried, near enough
+                rounds.clocks.append((wall, result["requestNs"], result["elapsedNs"], len(text)))
                 rounds.own.append(result["elapsedNs"])
             else:
                 result, wall = self._call(request.plain_op, rounds.plain)
                 answer = request.plain_answer(result)
+                text = canonical(answer)
                 rounds.own.append(wall)
         except Suspect as suspect:
             rounds.failed = Measure(rounds.via, NAN, NAN, suspect.verdict, suspect.detail)
@@ -260,17 +261,20 @@ class Bench:
             rounds.failed = Measure(rounds.via, NAN, NAN, "error", str(error)[:300])
             return
         rounds.walls.append(wall)
-        rounds.answer = answer
-        if expected is not NOTHING and rounds.verdict == "ok":
-            difference = first_difference(expected, answer)
+        if expected is None:
+            if rounds.expected is None:
+                rounds.expected = Expected(text)
+            return
+        if rounds.verdict == "ok":
+            difference = expected.difference(answer, text)
             if difference is not None:
                 rounds.verdict = "wrong"
                 rounds.detail = f"differs from the reference at {difference}"
 
-    def finish(self, rounds: Rounds) -> tuple[Measure, Any]:
-        """The measure of the rounds taken (medians, the clock judged) and the last answer."""
+    def finish(self, rounds: Rounds) -> Measure:
+        """The measure of the rounds taken: medians, the clock judged."""
         if rounds.failed is not None:
-            return rounds.failed, None
+            return rounds.failed
         wall_seconds = statistics.median(rounds.walls) / 1e9
         seconds = statistics.median(rounds.own) / 1e9
         verdict, detail = rounds.verdict, rounds.detail
@@ -281,7 +285,7 @@ class Bench:
                 kind, _, _ = clock.partition(":")
                 verdict = "under-reports" if kind == "under-reports" else "over-reports"
                 detail = clock
-        return Measure(rounds.via, seconds, wall_seconds, verdict, detail), rounds.answer
+        return Measure(rounds.via, seconds, wall_seconds, verdict, detail)
 
 
 @dataclass
@@ -360,17 +364,17 @@ def _interleave(
         group.measures[name][label] = None
         if bench.via(request) is not None:
             taking.append((label, bench, bench.start(request)))
-    expected: Any = NOTHING
+    expected: Expected | None = None
     for turn in range(rounds):
         shift = turn % len(taking) if taking else 0
         for label, bench, state in taking[shift:] + taking[:shift]:
-            bench.take(state, NOTHING if label == "reference" else expected)
+            bench.take(state, None if label == "reference" else expected)
             if label == "reference" and turn == 0:
                 if state.failed is not None:
                     raise RuntimeError(f"the reference failed {name}: {state.failed.detail}")
-                expected = state.answer
+                expected = state.expected
     for label, bench, state in taking:
-        measure, _ = bench.finish(state)
+        measure = bench.finish(state)
         if label == "reference" and measure.verdict in ("wrong", "error"):
             raise RuntimeError(f"the reference failed {name}: {measure.detail}")
         group.measures[name][label] = measure

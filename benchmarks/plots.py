@@ -1,5 +1,6 @@
-"""The report's four plots: throughput and ratio against input size (stream, head, tail),
-peak memory against input size, cost against entries (one panel per session helper).
+"""The report's five plots: throughput and ratio against input size (stream, head, tail),
+peak memory against input size, cost against entries and the ratio against entries (one
+panel per session figure, a line at 1×).
 
 Drawn from `results.json` (`run.py`) with matplotlib, to files only.
 """
@@ -19,7 +20,7 @@ import matplotlib.pyplot as plt
 from benchmarks.measure import Measure
 from benchmarks.requests import FIGURES, SIDES, parse_size
 
-PLOTS = ("throughput.png", "ratio.png", "memory.png", "sessions.png")
+PLOTS = ("throughput.png", "ratio.png", "memory.png", "sessions.png", "session-ratio.png")
 
 
 def measure_of(raw: Mapping[str, Any] | None) -> Measure | None:
@@ -58,7 +59,11 @@ def _panels(
     xlabel: str,
     ylabel: str,
     transport: set[str],
+    *,
+    level: float | None = None,
 ) -> None:
+    """One log-log panel per (title, series); `level`: a dashed line at that y (1× of a
+    ratio: above it, faster)."""
     columns = min(3, len(panels))
     rows = math.ceil(len(panels) / columns)
     figure, axes = plt.subplots(rows, columns, figsize=(5 * columns, 4 * rows), squeeze=False)
@@ -74,6 +79,8 @@ def _panels(
                 label=label + (" (transport)" if label in transport else ""),
                 linestyle="--" if label in transport else "-",
             )
+        if level is not None and series:
+            axis.axhline(level, color="grey", linestyle=":", linewidth=1)
         axis.set_title(title, fontsize=9)
         axis.set_xscale("log")
         axis.set_yscale("log")
@@ -119,6 +126,20 @@ def _ratios(
     }
 
 
+def session_ratios(
+    results: Mapping[str, Any], figure: str, base: str
+) -> dict[str, dict[float, float]]:
+    """Each other implementation's ratio against `base` on one session figure (`base`'s
+    median time over its own; above 1 it is faster), by entries: usable figures only."""
+    times = _series(results, "sessions", figure, lambda _key, m: m.seconds)
+    against = times.get(base, {})
+    return {
+        label: {x: against[x] / y for x, y in points.items() if x in against}
+        for label, points in times.items()
+        if label != base
+    }
+
+
 def plot(results: Mapping[str, Any], out: Path, ratio_to: str) -> list[str]:
     """Write the four plots; their file names."""
     transport = _transported(results)
@@ -149,5 +170,13 @@ def plot(results: Mapping[str, Any], out: Path, ratio_to: str) -> list[str]:
         "entries",
         "median ms",
         transport,
+    )
+    _panels(
+        [(h, session_ratios(results, h, ratio_to)) for h in FIGURES],
+        out / "session-ratio.png",
+        "entries",
+        f"{ratio_to}'s time over each one's",
+        transport,
+        level=1.0,
     )
     return list(PLOTS)

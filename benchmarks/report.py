@@ -16,7 +16,7 @@ from typing import Any
 
 from benchmarks import compare, estimates
 from benchmarks.measure import Measure
-from benchmarks.plots import measure_of, plot
+from benchmarks.plots import measure_of, plot, session_ratios
 from benchmarks.requests import FIGURES, SIDES, parse_size
 from corpora.generators.logs import STREAM_FLAVOURS
 
@@ -112,6 +112,30 @@ def _ratios(results: Mapping[str, Any], ratio_to: str) -> str:
     )
 
 
+def _session_ratios(results: Mapping[str, Any], ratio_to: str) -> str:
+    """Each session figure by entries against `ratio_to`, one table per other
+    implementation: the figure's ratio (bold from 1×) or – where either was not taken."""
+    counts = list(results["sessions"])
+    others = [label for label in results["implementations"] if label != ratio_to]
+    out = [
+        f"### Against {ratio_to}, by entries ({ratio_to}'s median time over each one's; "
+        "bold: at least 1×, as fast or faster)\n\n![session ratios](session-ratio.png)"
+    ]
+    for label in others:
+        rows = []
+        for figure in FIGURES:
+            points = session_ratios(results, figure, ratio_to).get(label, {})
+            cells = []
+            for count in counts:
+                value = points.get(float(count))
+                text = "–" if value is None else f"{value:.2f}×"
+                cells.append(f"**{text}**" if value is not None and value >= 1 else text)
+            rows.append([figure, *cells])
+        header = [label, *(f"{int(c):,}" for c in counts)]
+        out.append(_table(header, rows))
+    return "\n\n".join(out)
+
+
 def render(
     results: Mapping[str, Any],
     stamp: str,
@@ -168,6 +192,7 @@ def render(
             f"### {int(count):,} entries\n\n"
             + _table(["implementation", *FIGURES, "peak RSS"], rows)
         )
+    session.append(_session_ratios(results, ratio_to))
     sections.append("\n\n".join(session))
     sections.append(_ratios(results, ratio_to))
     if results.get("instructions"):

@@ -101,6 +101,31 @@ def test_bench_answers_are_the_ordinary_ops_answers(
         assert answers.first_difference(bench, request.plain_answer(plain.result)) is None, name
 
 
+@ENGINES
+def test_a_session_file_is_parsed_once_and_left_as_it_was(
+    inputs: dict[str, Any], engine_handle: Any, tmp_path: Path
+) -> None:
+    """Every helper twice on one file (its entries parsed once): the same answers the
+    second time, navigation's new entries included; a file rewritten is parsed again."""
+    session = [(n, r) for n, r in requests(inputs).items() if r.bench_op == "bench.session"]
+
+    def answer(request: bench_requests.Request, path: Path | None = None) -> Any:
+        args = request.bench_args | ({"path": str(path)} if path else {})
+        reply = engine_handle(request.bench_op, args)
+        assert reply.error is None, reply.error
+        return reply.result["answer"]
+
+    first = {name: answer(request) for name, request in session}
+    again = {name: answer(request) for name, request in session}
+    assert again == first
+    other = make_session(40)
+    path = bench_requests.write_session(other, tmp_path / "session.jsonl")
+    context = dict(session)["buildSessionContext"]
+    shorter = answer(context, path)["messages"]
+    path.write_text("")  # the same path, another size: parsed again
+    assert answer(context, path)["messages"] == [] != shorter
+
+
 @pytest.mark.parametrize(
     ("args", "field"),
     [
