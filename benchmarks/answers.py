@@ -2,9 +2,9 @@
 
 `first_difference` finds where an answer departs from the reference's (a JSON path and
 both values); `Expected` holds the reference's answer as its canonical JSON text and
-checks an answer against it; `digest_persisted` turns a `bench.stream` answer into `stream.tail`'s shape
-(the persisted full output hashed and deleted); `Suspect` is raised for an answer or a
-clock reading that cannot be taken as the implementation's figure.
+checks an answer against it; `digest_persisted` turns a `bench.stream` answer into
+`stream.tail`'s shape (the persisted full output hashed and deleted); `Suspect` is raised
+for an answer or a clock reading that cannot be taken as the implementation's figure.
 """
 
 from __future__ import annotations

@@ -30,7 +30,6 @@ wrong answer is reported as wrong, whatever its time.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import shlex
