@@ -1,0 +1,27 @@
+"""`Expected`: the reference's answer held as text, every other answer checked against it."""
+
+from __future__ import annotations
+
+from benchmarks.answers import Expected, canonical
+
+
+def test_the_same_answer_in_another_key_order_is_the_same() -> None:
+    expected = Expected.of({"b": [1, "é"], "a": {"y": None, "x": True}})
+    assert expected.difference({"a": {"x": True, "y": None}, "b": [1, "é"]}) is None
+
+
+def test_one_number_written_two_ways_is_one_number() -> None:
+    """JavaScript has one number type: 1 and 1.0 are the same answer."""
+    assert Expected.of({"tokens": 1}).difference({"tokens": 1.0}) is None
+
+
+def test_a_difference_is_named_where_it_is() -> None:
+    expected = Expected.of({"messages": [{"content": "a"}, {"content": "b"}]})
+    found = expected.difference({"messages": [{"content": "a"}, {"content": "c"}]})
+    assert found is not None and found.startswith("/messages/1/content")
+    assert Expected.of({"ok": True}).difference({"ok": 1}) == "/ok: 1, the reference has true"
+
+
+def test_the_callers_text_is_taken_as_the_answers() -> None:
+    answer = {"a": [1, 2]}
+    assert Expected.of(answer).difference(answer, canonical(answer)) is None
