@@ -25,7 +25,9 @@ so the implementations compared see the same moments of a shared machine.
 
 Every answer, of every round, is checked against the reference's answer to the same
 request (a persisted full output by its SHA-256 and size, the file then deleted): a
-wrong answer is reported as wrong, whatever its time.
+wrong answer is reported as wrong, whatever its time. The reference's answer is held as
+its canonical text (`answers.Expected`), so a million entries' context costs the runner
+a few hundred MB rather than several GB, and the check is one comparison in C.
 """
 
 from __future__ import annotations
