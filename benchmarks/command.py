@@ -134,7 +134,8 @@ def add_bench_command(commands: Any) -> None:
         default=[],
         help="an implementation to measure, side by side in one report (repeatable): "
         "reference, fastengine, pi@VERSION, NAME@VERSION or a command speaking protocol v1 "
-        "(default: fastengine and pi@0.85.0; the reference is always measured, as the oracle)",
+        "(default: fastengine and pi@0.85.0; the reference answers every request as the "
+        "oracle, and is timed only when named)",
     )
     bench.add_argument(
         "--entries",

@@ -12,8 +12,9 @@ shared machine moved by up to ~20%): it fails the gate where no instruction coun
 this build gates, and is listed where one does (`benchmarks.run._gate`); ratios missing
 on either side (a size not run, an implementation not installed) are listed, never failed.
 
-The reference's own ratios are listed, not gated: it is the plain oracle, measured to
-check every answer, not the engine raced. Stream and batch ratios are gated from 16 MiB
+The reference's own ratios (with `--impl reference`) are listed, not gated: it is the
+plain oracle every answer is checked against, not the engine raced, and the baseline
+holds none. Stream and batch ratios are gated from 16 MiB
 on (a 1 MiB figure is a few milliseconds), the stream's on the mixed log only (the other
 flavours are listed, as before the one path). Session ratios are gated from
 `SESSION_GATE_ENTRIES` entries on, not `estimateContextTokens` (microseconds on both

@@ -4,9 +4,13 @@ Each implementation runs as its own process (the reference and the fast engine t
 `python -m conformance.harnesses.reference` and `python -m conformance.harnesses.fastengine`),
 a fresh one per input size or session length, so its
 peak memory (`VmHWM` of the process and its descendants, read from /proc) belongs to
-that size alone. Every request is sent `rounds` times and reported as medians; the
-rounds are interleaved (each round asks every implementation once, the order turning),
-so the implementations compared see the same moments of a shared machine.
+that size alone. The reference is the oracle: it answers every request once, first, and
+is timed (a column of its own, `rounds` rounds) only when named among the
+implementations: at a million entries each of its rounds costs tens of seconds the
+engines raced do not need. Every request is sent `rounds` times to each implementation
+measured and reported as medians; the rounds are interleaved (each round asks every
+implementation once, the order turning), so the implementations compared see the same
+moments of a shared machine.
 
 - **With the bench extension** (`bench.stream`, `bench.truncate`, `bench.session` in
   `hello`) the implementation reads the input file itself and reports the nanoseconds of
@@ -319,25 +323,29 @@ def measure_group(
     timeout: float,
     step: Callable[..., None] = lambda advance=1, note=None: None,
 ) -> Group:
-    """Every implementation on every request, rounds interleaved, the reference first.
+    """Every implementation of `specs` on every request, rounds interleaved, each answer
+    checked against the reference's.
 
-    All the implementations' processes are started first; then, request by request, each
-    round asks every implementation once, the reference first in the first round (its
-    answer is the oracle the others' are checked against) and the order turning by one
-    each round after, so all see the same moments of a shared machine. A request an
-    implementation cannot be measured on (neither its bench op nor its ordinary op in
-    `hello`) gets None; one that did not start gets an error figure on every request.
-    `step` (`conformance.progress`) is told of each request as it is done.
+    The reference's process (the oracle) and every implementation's are started first;
+    then, request by request, the reference answers once, and each round asks every
+    implementation of `specs` once, the order turning by one each round, so all see the
+    same moments of a shared machine. With `reference` among `specs` its oracle answer
+    is its first round, and it is measured like the others. A request an implementation
+    cannot be measured on (neither its bench op nor its ordinary op in `hello`) gets None;
+    one that did not start gets an error figure on every request. `step`
+    (`conformance.progress`) is told of each request as it is done.
     """
-    labels = {"reference": "reference"}
+    columns: dict[str, str] = {}
     for spec in specs:
-        labels.setdefault(canonical_name(spec), spec)
+        columns.setdefault(canonical_name(spec), spec)
     group = Group({name: {} for name in requests}, {}, {})
     benches: dict[str, Bench] = {}
-    for label, spec in labels.items():
-        group.peaks[label] = None
+    for label, spec in {"reference": "reference", **columns}.items():
         opened = _open(spec, rounds=rounds, timeout=timeout)
         if isinstance(opened, str):  # an install or start that failed: the column says why
+            if label == "reference":
+                raise RuntimeError(f"the reference (the oracle) did not start: {opened}")
+            group.peaks[label] = None
             for name in requests:
                 group.measures[name][label] = Measure("bench", NAN, NAN, "error", opened)
             continue
@@ -346,10 +354,11 @@ def measure_group(
     try:
         for name, request in requests.items():
             step(advance=0, note=name)
-            _interleave(benches, name, request, rounds, group)
-            step(advance=len(labels))
-        for label, bench in benches.items():
-            group.peaks[label] = bench.peak_kib()
+            _interleave(benches, list(columns), name, request, rounds, group)
+            step(advance=len(columns))
+        for label in columns:
+            if label in benches:
+                group.peaks[label] = benches[label].peak_kib()
     finally:
         for bench in benches.values():
             bench.__exit__()
@@ -357,23 +366,39 @@ def measure_group(
 
 
 def _interleave(
-    benches: Mapping[str, Bench], name: str, request: Request, rounds: int, group: Group
+    benches: Mapping[str, Bench],
+    columns: Sequence[str],
+    name: str,
+    request: Request,
+    rounds: int,
+    group: Group,
 ) -> None:
-    """`rounds` rounds of `request` over every implementation that can answer it."""
+    """The oracle's answer to `request`, then `rounds` rounds of it over every
+    implementation of `columns` that started and can answer it."""
+    oracle = benches["reference"]
+    answered = oracle.start(request)
+    oracle.take(answered)
+    if answered.failed is not None or answered.expected is None:
+        detail = answered.failed.detail if answered.failed else "no answer"
+        raise RuntimeError(f"the reference failed {name}: {detail}")
+    expected = answered.expected
     taking = []
-    for label, bench in benches.items():
+    for label in columns:
+        bench = benches.get(label)
+        if bench is None:
+            continue  # did not start: its error figure stands
         group.measures[name][label] = None
         if bench.via(request) is not None:
-            taking.append((label, bench, bench.start(request)))
-    expected: Expected | None = None
+            state = answered if label == "reference" else bench.start(request)
+            taking.append((label, bench, state))
     for turn in range(rounds):
         shift = turn % len(taking) if taking else 0
         for label, bench, state in taking[shift:] + taking[:shift]:
-            bench.take(state, None if label == "reference" else expected)
-            if label == "reference" and turn == 0:
-                if state.failed is not None:
-                    raise RuntimeError(f"the reference failed {name}: {state.failed.detail}")
-                expected = state.expected
+            if label == "reference":
+                if turn > 0:  # its first round was the oracle's answer
+                    bench.take(state)
+            else:
+                bench.take(state, expected)
     for label, bench, state in taking:
         measure = bench.finish(state)
         if label == "reference" and measure.verdict in ("wrong", "error"):

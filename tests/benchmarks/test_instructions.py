@@ -37,7 +37,7 @@ def _bench(
     monkeypatch.setattr(run, "count", lambda *args: dict(counted))
     monkeypatch.setattr(report, "write", lambda *args, **kwargs: tmp_path / "report.md")
     options = run.Options(
-        impls=["fastengine"],
+        impls=["reference", "fastengine"],
         sizes=[],
         batch=[],
         entries=[],

@@ -245,7 +245,7 @@ def test_the_report_has_a_column_and_a_line_per_implementation(
 ) -> None:
     wrong, plain = fake("fast-wrong"), fake("no-bench")
     results = bench_run.run(
-        [wrong, plain],
+        ["reference", wrong, plain],
         sizes=["256KiB"],
         truncate_sizes=["256KiB"],
         entries=[60],
@@ -282,10 +282,8 @@ def test_each_row_is_labelled_by_the_implementation_it_timed(
     assert group.hellos["fastengine"]["implementation"]["name"] == "ctxspec-fastengine"
 
 
-def test_rounds_are_interleaved_the_reference_first(
-    inputs: dict[str, Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Each round asks every implementation once; the reference opens the first round."""
+def recording_takes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The spec of every `Bench.take`, in order, as the runner makes them."""
     taken: list[str] = []
     original = measure.Bench.take
 
@@ -294,8 +292,17 @@ def test_rounds_are_interleaved_the_reference_first(
         original(self, rounds, expected)
 
     monkeypatch.setattr(measure.Bench, "take", recording)
+    return taken
+
+
+def test_rounds_are_interleaved_the_reference_first(
+    inputs: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each round asks every implementation once; the reference, named, opens the first
+    round with the oracle's answer."""
+    taken = recording_takes(monkeypatch)
     request = {"head": bench_requests.truncate_request(inputs["log"], "head")}
-    group = measure.measure_group(["fastengine"], request, rounds=3, timeout=60)
+    group = measure.measure_group(["reference", "fastengine"], request, rounds=3, timeout=60)
     assert taken == [
         "reference",
         "fastengine",
@@ -305,3 +312,20 @@ def test_rounds_are_interleaved_the_reference_first(
         "fastengine",
     ]
     assert all(m is not None and m.verdict == "ok" for m in group.measures["head"].values())
+
+
+def test_the_reference_not_named_answers_once_as_the_oracle_and_has_no_column(
+    inputs: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    taken = recording_takes(monkeypatch)
+    wrong = fake("fast-wrong")
+    request = {"head": bench_requests.truncate_request(inputs["log"], "head")}
+    group = measure.measure_group(["fastengine", wrong], request, rounds=3, timeout=60)
+    assert taken[0] == "reference" and taken.count("reference") == 1
+    assert taken.count("fastengine") == 3 and len(taken) == 7
+    row = group.measures["head"]
+    assert list(row) == ["fastengine", wrong] and set(group.peaks) == {"fastengine", wrong}
+    theirs, engine = row[wrong], row["fastengine"]
+    assert theirs is not None and theirs.verdict == "wrong"  # still checked by the oracle
+    assert engine is not None and engine.verdict == "ok"
+    assert group.hellos["reference"]["implementation"]["name"] == "ctxspec-reference"
