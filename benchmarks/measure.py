@@ -354,7 +354,7 @@ def measure_group(
     try:
         for name, request in requests.items():
             step(advance=0, note=name)
-            _interleave(benches, list(columns), name, request, rounds, group)
+            _interleave(benches, list(columns), name, request, rounds=rounds, group=group)
             step(advance=len(columns))
         for label in columns:
             if label in benches:
@@ -370,6 +370,7 @@ def _interleave(
     columns: Sequence[str],
     name: str,
     request: Request,
+    *,
     rounds: int,
     group: Group,
 ) -> None:
