@@ -31,6 +31,14 @@
  * path is all plain message entries (the usual session), without building a RunTree;
  * `slots`, scan's slots of these entries when the caller has them, spares their lookups.
  *
+ * slots_with_calls(entries, tools) -> (slots, calls): slots and scan_with_calls' calls
+ * without the ids read (a path, already in order, needs no id table).
+ *
+ * path(entries, leaf) -> the entries of build_session_path(entries, leaf), walked as
+ * context_messages walks, or None where the caller's Python must answer.
+ *
+ * without_headers(values) -> the values but the `session` headers, for exact dicts only.
+ *
  * collect(entries, positions, breaks, old, target) -> (entries, lca id) or None: the
  * reference's collect_entries_for_branch_summary on a RunTree's lists (its entries, its
  * id -> position dict, its chain breaks) for exact str ids that are both truthy, every id
@@ -206,7 +214,7 @@ static PyObject *scan_entries(PyObject *entries, PyObject *tools, int only_slots
         Py_INCREF(slot);
         PyList_SET_ITEM(slots, i, slot);
     }
-    if (only_slots) return slots;
+    if (only_slots) return calls == NULL ? slots : Py_BuildValue("(NN)", slots, calls);
     if (calls != NULL) return Py_BuildValue("(NNNNN)", positions, breaks, headers, slots, calls);
     return Py_BuildValue("(NNNN)", positions, breaks, headers, slots);
 fallback:
@@ -235,6 +243,13 @@ static PyObject *scan_with_calls(PyObject *module, PyObject *args) {
     PyObject *entries, *tools;
     if (!PyArg_ParseTuple(args, "OO!", &entries, &PyDict_Type, &tools)) return NULL;
     return scan_entries(entries, tools, 0);
+}
+
+static PyObject *slots_with_calls(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *entries, *tools;
+    if (!PyArg_ParseTuple(args, "OO!", &entries, &PyDict_Type, &tools)) return NULL;
+    return scan_entries(entries, tools, 1);
 }
 
 static PyObject *file_op_calls(PyObject *module, PyObject *args) {
@@ -388,6 +403,126 @@ done:
     PyMem_Free(ids);
     if (PyErr_Occurred()) Py_CLEAR(found);
     return found;
+}
+
+/* path(entries, leaf) -> tuple of entries, or None: build_session_path(entries, leaf) for
+ * a list or tuple of exact dict entries with exact str ids, `leaf` an exact str id (not
+ * found, or "": the last entry) or None for the last entry, walked as context_messages
+ * walks (an id table, a run of the chain without lookups), whatever the entries' types.
+ * None for anything else (a parentId that is neither a str nor null nor absent, a str
+ * subclass, a cycle): the caller takes the reference's walk, which also raises the errors. */
+static PyObject *path(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *entries, *leaf;
+    if (!PyArg_ParseTuple(args, "OO", &entries, &leaf)) return NULL;
+    if ((!PyList_CheckExact(entries) && !PyTuple_CheckExact(entries)) ||
+        (leaf != Py_None && !PyUnicode_CheckExact(leaf)))
+        Py_RETURN_NONE;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(entries);
+    PyObject **items = PySequence_Fast_ITEMS(entries);
+    if (n == 0 || n >= UINT32_MAX) Py_RETURN_NONE;
+    size_t size = 8;
+    while (size < 2 * (size_t)n) size <<= 1;
+    Slot *table = PyMem_Calloc(size, sizeof(Slot));
+    Py_ssize_t *walked = PyMem_Malloc((size_t)n * sizeof(Py_ssize_t));
+    PyObject **ids = PyMem_Malloc(2 * (size_t)n * sizeof(PyObject *)); /* borrowed */
+    PyObject **parents = ids + n;
+    PyObject *found = NULL;
+    int unique = 1;
+    if (table == NULL || walked == NULL || ids == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *entry = items[i];
+        if (!PyDict_CheckExact(entry)) goto refused;
+        PyObject *id = dict_get(entry, s_id);
+        if (id == NULL || !PyUnicode_CheckExact(id)) {
+            if (PyErr_Occurred()) goto done;
+            goto refused;
+        }
+        const uint32_t hash = str_hash(id);
+        Slot *slot = find(table, size - 1, ids, id, hash);
+        unique &= slot->at == 0;
+        ids[i] = id;
+        slot->hash = hash, slot->at = (uint32_t)i + 1;
+        parents[i] = dict_get(entry, s_parent);
+        if (parents[i] == NULL && PyErr_Occurred()) goto done;
+    }
+    Py_ssize_t at = n - 1, length = 0;
+    if (leaf != Py_None && PyUnicode_GET_LENGTH(leaf) > 0) {
+        Slot *slot = find(table, size - 1, ids, leaf, str_hash(leaf));
+        if (slot->at != 0) at = (Py_ssize_t)slot->at - 1;
+    }
+    for (;;) {
+        if (length == n) goto refused; /* a cycle */
+        walked[length++] = at;
+        PyObject *parent = parents[at];
+        if (parent == NULL || parent == Py_None) break;
+        if (!PyUnicode_CheckExact(parent)) goto refused;
+        if (PyUnicode_GET_LENGTH(parent) == 0) break;
+        if (unique && at > 0 && equal_str(parent, ids[at - 1])) {
+            at--;
+            continue;
+        }
+        Slot *slot = find(table, size - 1, ids, parent, str_hash(parent));
+        if (slot->at == 0) break; /* a parent not in the session: the root */
+        at = (Py_ssize_t)slot->at - 1;
+    }
+    found = PyTuple_New(length);
+    if (found == NULL) goto done;
+    for (Py_ssize_t k = 0; k < length; k++) {
+        PyObject *entry = items[walked[length - 1 - k]];
+        Py_INCREF(entry);
+        PyTuple_SET_ITEM(found, k, entry);
+    }
+    goto done;
+refused:
+    found = Py_None;
+    Py_INCREF(found);
+done:
+    PyMem_Free(table);
+    PyMem_Free(walked);
+    PyMem_Free(ids);
+    if (PyErr_Occurred()) Py_CLEAR(found);
+    return found;
+}
+
+/* without_headers(values) -> tuple: the values whose "type" is not "session", for a list
+ * or tuple of exact dicts, in one pass; None for anything else (a value that is not an
+ * exact dict, a type that is a str subclass): the caller's Python answers. */
+static PyObject *without_headers(PyObject *module, PyObject *values) {
+    (void)module;
+    if (!PyList_CheckExact(values) && !PyTuple_CheckExact(values)) Py_RETURN_NONE;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(values);
+    PyObject **items = PySequence_Fast_ITEMS(values);
+    char *header = PyMem_Calloc((size_t)n + 1, 1);
+    if (header == NULL) return PyErr_NoMemory();
+    Py_ssize_t kept = n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!PyDict_CheckExact(items[i])) goto refused;
+        PyObject *kind = dict_get(items[i], s_type);
+        if (kind == NULL && PyErr_Occurred()) goto failed;
+        const int is = str_is(kind, s_session_kind);
+        if (is < 0) goto refused;
+        header[i] = (char)is;
+        kept -= is;
+    }
+    PyObject *found = PyTuple_New(kept);
+    if (found == NULL) goto failed;
+    for (Py_ssize_t i = 0, k = 0; i < n; i++) {
+        if (header[i]) continue;
+        Py_INCREF(items[i]);
+        PyTuple_SET_ITEM(found, k++, items[i]);
+    }
+    PyMem_Free(header);
+    return found;
+refused:
+    PyMem_Free(header);
+    Py_RETURN_NONE;
+failed:
+    PyMem_Free(header);
+    return NULL;
 }
 
 static PyObject *nones(PyObject *module, PyObject *seq) {
@@ -565,6 +700,11 @@ static PyMethodDef methods[] = {
     {"file_op_calls", file_op_calls, METH_VARARGS,
      "The (kind, path) of each read/write/edit tool call of assistant messages."},
     {"nones", nones, METH_O, "The positions of None in a list or tuple."},
+    {"slots_with_calls", slots_with_calls, METH_VARARGS,
+     "slots, and scan_with_calls' calls: (slots, calls)."},
+    {"without_headers", without_headers, METH_O,
+     "The values whose type is not \"session\", or None."},
+    {"path", path, METH_VARARGS, "The entries of build_session_path(entries, leaf), or None."},
     {"context_messages", context_messages, METH_VARARGS,
      "The messages of a path of plain message entries, or None."},
     {"collect", collect, METH_VARARGS,

@@ -60,6 +60,10 @@ C_SCAN_WITH_CALLS: Final[Callable[[Sequence[Any], dict[str, str]], Any] | None] 
 # helper); on a long one, most of the path is summarised and a second walk over it costs
 # more (10,000 entries: about 20%)
 CALLS_IN_SCAN_FROM: Final = 2048
+# a path's slots and their file calls, in C, its ids not read (None: as C_SCAN_WITH_CALLS)
+C_SLOTS_WITH_CALLS: Final[Callable[[Sequence[Any], dict[str, str]], Any] | None] = native(
+    "_sessions", "slots_with_calls"
+)
 # RunTree's slots alone, in C (None: not plain parsed JSON in a list or tuple)
 C_SLOTS: Final[Callable[[Sequence[Any]], list[Any] | None] | None] = native("_sessions", "slots")
 # CP-4's walk back from the newest entry, each plain message estimated in C (`_tokens.c`)
@@ -186,10 +190,19 @@ def _slots_context_calls(
     path's context, and on a long path (`CALLS_IN_SCAN_FROM`) the file calls of the
     messages (None: they are read from the messages summarised).
 
-    A short path of plain parsed JSON takes the slots alone from C (`_sessions.slots`) and
-    its context from `build_session_context`'s C walk: no index of the ids (a dict of
-    ints, every id hashed) is made. Otherwise one `RunTree` gives both.
+    A path of plain parsed JSON takes the slots from C (`_sessions.slots`, on a long path
+    with the calls: `slots_with_calls`) and, when every entry on it is a message, its
+    context from `build_session_context`'s C walk: no index of the ids (a dict of ints,
+    every id hashed: a third of the helper at a million entries) is made. Otherwise one
+    `RunTree` gives both.
     """
+    if len(path) >= CALLS_IN_SCAN_FROM and C_SLOTS_WITH_CALLS is not None and C_CONTEXT:
+        found = C_SLOTS_WITH_CALLS(path, FILE_OP_TOOLS)
+        if found is not None:
+            slots, calls = found
+            messages = C_CONTEXT(path, None, slots)
+            if messages is not None:
+                return slots, plain_context(messages), calls
     if len(path) < CALLS_IN_SCAN_FROM:
         found = C_SLOTS(path) if C_SLOTS is not None else None
         if found is not None:

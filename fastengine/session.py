@@ -64,11 +64,17 @@ _C_ARRAY: Final[Callable[[str], tuple[str, list[int], int]] | None] = native(
     "_parse", "array_of_lines"
 )
 _C_UNTRACK: Final[Callable[[Any], None] | None] = native("_parse", "untrack")
-# every line's value as json.loads gives it, in one pass; None where it is not sure
 # the messages of a path of plain message entries, walked in C (None: RunTree's walk)
 C_CONTEXT: Final[Callable[..., tuple[Any, ...] | None] | None] = native(
     "_sessions", "context_messages"
 )
+# the entries of a leaf's path, walked in C (None: RunTree's walk)
+_C_PATH: Final[Callable[[Any, Any], tuple[Any, ...] | None] | None] = native("_sessions", "path")
+# the values but the `session` headers, for exact dicts only (None: the Python filter)
+_C_WITHOUT_HEADERS: Final[Callable[[Any], tuple[Any, ...] | None] | None] = native(
+    "_sessions", "without_headers"
+)
+# every line's value as json.loads gives it, in one pass; None where it is not sure
 _C_LINES: Final[Callable[[str], tuple[Any, ...] | None] | None] = native("_json", "lines")
 
 
@@ -163,19 +169,26 @@ def load_session(entries: Sequence[Any]) -> LoadedSession:
     entry on the way, which costs a file of 1,000 entries about a tenth of its parse);
     anything else is the reference's.
     """
-    if type(entries) not in (list, tuple) or set(map(type, entries)) - {dict}:
-        return migration.load_session(entries)
+    kept = _C_WITHOUT_HEADERS(entries) if _C_WITHOUT_HEADERS is not None else None
+    if kept is None:  # not all exact dicts (or no C pass)
+        if type(entries) not in (list, tuple) or set(map(type, entries)) - {dict}:
+            return migration.load_session(entries)
+        kept = tuple(entry for entry in entries if entry.get("type") != "session")
     version = migration.session_version(entries)
     if version is not None and not version >= migration.CURRENT_SESSION_VERSION:
         return migration.load_session(entries)  # (NaN included: it is migrated too)
-    kept = tuple(entry for entry in entries if entry.get("type") != "session")
     return LoadedSession(entries=kept, leaf_id=kept[-1].get("id", UNSET) if kept else None)
 
 
 def build_session_path(
     entries: Sequence[Any] | SessionTree, leaf_id: Any = UNSET
 ) -> tuple[Entry, ...]:
-    """`reference.session.build_session_path` on a `RunTree` (SS-1)."""
+    """`reference.session.build_session_path` (SS-1): for a list of plain parsed entries,
+    one C walk (`_sessions.path`) without the tree; else on a `RunTree`."""
+    if _C_PATH is not None and (leaf_id is UNSET or type(leaf_id) is str):
+        found = _C_PATH(entries, None if leaf_id is UNSET else leaf_id)
+        if found is not None:
+            return found
     return session.build_session_path(RunTree.of(entries), leaf_id)
 
 

@@ -22,6 +22,7 @@ from session_entries import POOL, leaf_ids, same, sessions, without_c
 import fastengine
 from fastengine import branch as fast_branch
 from fastengine import compaction as fast_compaction
+from fastengine import session as fast_session
 from fastengine.tree import RunTree
 from reference import branch, compaction, migration, session
 from reference.session import UNSET
@@ -72,6 +73,30 @@ class TestPaths:
             lambda: fastengine.build_session_path(entries, leaf_id),
             lambda: session.build_session_path(entries, leaf_id),
         )
+
+    @given(sessions(), leaf_ids(), st.booleans())
+    def test_path_of_str_ids(self, entries: list[Any], leaf_id: Any, tuple_: bool) -> None:
+        """Entries of any type with str ids (repeated, in cycles, parents missing or not
+        str): the C walk's path (`_sessions.path`) is the reference's."""
+        kept = [e for e in entries if isinstance(e.get("id"), str)]
+        given_entries: Any = tuple(kept) if tuple_ else kept
+        _both_ways(
+            lambda: fastengine.build_session_path(given_entries, leaf_id),
+            lambda: session.build_session_path(given_entries, leaf_id),
+        )
+
+    def test_a_plain_path_is_one_c_walk(self) -> None:
+        """A chain with a side branch: the path is `_sessions.path`'s, no tree made."""
+        entries = [
+            {"type": "label", "id": f"{n}", "parentId": f"{n - 1}" if n else None}
+            for n in range(100)
+        ]
+        entries.append({"type": "label", "id": "side", "parentId": "9"})
+        with mock.patch.object(RunTree, "of", side_effect=AssertionError("a tree was made")):
+            path = fastengine.build_session_path(entries, "99")
+            side = fastengine.build_session_path(entries)
+        assert path == tuple(entries[:100])
+        assert side == (*entries[:10], entries[100])
 
     @given(sessions(), leaf_ids())
     def test_context_entries(self, entries: list[Any], leaf_id: Any) -> None:
@@ -147,6 +172,18 @@ class TestLoad:
         values: Any = [*header, *entries, *odd]
         values = tuple(values) if tuple_ else values
         same(lambda: fastengine.load_session(values), lambda: migration.load_session(values))
+
+    @given(sessions(), st.booleans())
+    def test_headers_are_left_out_in_one_c_pass(self, entries: list[Any], tuple_: bool) -> None:
+        """Headers anywhere, types that are no str: `_sessions.without_headers` keeps what
+        the reference keeps, in order."""
+        values: Any = [{"type": "session", "id": "s", "version": 3}, *entries]
+        values = tuple(values) if tuple_ else values
+        _both_ways(lambda: fastengine.load_session(values), lambda: migration.load_session(values))
+        kept = fast_session._C_WITHOUT_HEADERS
+        if kept is not None:
+            found = kept(values)
+            assert found == tuple(e for e in values if e.get("type") != "session")
 
 
 class TestBranch:

@@ -110,15 +110,24 @@ def without_c() -> Iterator[None]:
     `fastengine._tokens` off."""
     with (
         mock.patch.multiple(tree, _C_SCAN=None, _C_NONES=None),
-        mock.patch.multiple(session, _C_ARRAY=None, _C_LINES=None, C_CONTEXT=None),
+        mock.patch.multiple(
+            session,
+            _C_ARRAY=None,
+            _C_LINES=None,
+            C_CONTEXT=None,
+            _C_PATH=None,
+            _C_WITHOUT_HEADERS=None,
+        ),
         mock.patch.object(tokens, "C_CONTEXT_TOKENS", None),
         mock.patch.object(branch, "_C_COLLECT", None),
         mock.patch.multiple(
             compaction,
             C_FILE_OP_CALLS=None,
             C_SCAN_WITH_CALLS=None,
+            C_SLOTS_WITH_CALLS=None,
             C_BUDGET_REACHED_AT=None,
             C_SLOTS=None,
+            C_CONTEXT=None,
         ),
     ):
         yield

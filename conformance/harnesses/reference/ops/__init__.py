@@ -34,6 +34,7 @@ class Engine:
     as_entries: Callable[[Sequence[Any]], Sequence[Any]]
     load_session: Callable[[Sequence[Any]], migration.LoadedSession]  # SessionManager's load
     session_tree: Callable[[Sequence[Any]], session.SessionTree]  # SessionTree.of
+    build_session_path: Callable[..., tuple[Mapping[str, Any], ...]]
     build_context_entries: Callable[..., tuple[Mapping[str, Any], ...]]
     build_session_context: Callable[..., session.SessionContext]
     estimate_context_tokens: Callable[..., tokens.ContextUsageEstimate]
@@ -63,6 +64,7 @@ REFERENCE: Final = Engine(
     as_entries=session.as_entries,
     load_session=migration.load_session,
     session_tree=session.SessionTree.of,
+    build_session_path=session.build_session_path,
     build_context_entries=session.build_context_entries,
     build_session_context=session.build_session_context,
     estimate_context_tokens=tokens.estimate_context_tokens,

@@ -226,8 +226,7 @@ def open_session(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
         at = loaded.leaf_id if leaf is session.UNSET else leaf
         if helper == "buildSessionContext":
             return engine.build_session_context(loaded.entries, at)
-        tree = engine.session_tree(loaded.entries)
-        return engine.prepare_compaction(session.build_session_path(tree, at), settings)
+        return engine.prepare_compaction(engine.build_session_path(loaded.entries, at), settings)
 
     value, elapsed = measured(run)
     return _timed(started, None if value is None else value.to_pi(), elapsed)
