@@ -102,11 +102,11 @@ def test_bench_answers_are_the_ordinary_ops_answers(
 
 
 @ENGINES
-def test_a_session_file_is_parsed_once_and_left_as_it_was(
+def test_every_request_reads_its_file_as_it_is(
     inputs: dict[str, Any], engine_handle: Any, tmp_path: Path
 ) -> None:
-    """Every helper twice on one file (its entries parsed once): the same answers the
-    second time, navigation's new entries included; a file rewritten is parsed again."""
+    """Every helper twice on one file: the same answers the second time, navigation's new
+    entries included; a file rewritten is read again."""
     session = [(n, r) for n, r in requests(inputs).items() if r.bench_op == "bench.session"]
 
     def answer(request: bench_requests.Request, path: Path | None = None) -> Any:

@@ -13,7 +13,9 @@ streams the file itself); `bench.truncate` one `truncate_head` / `truncate_tail`
 the whole file decoded as UTF-8 (reading and decoding excluded); `bench.session` one
 session helper on the file's entries (reading and parsing excluded;
 `estimateContextTokens` estimates the messages of the leaf's context, built untimed; the
-file's entries parsed once per process, `_parsed`);
+file parsed for every request, as Pi's adapter parses it: a helper then reads entries
+just made, as Pi's does, not ones left cold by an earlier request, which at 100 entries
+cost the fast engine up to a third of a figure);
 `bench.open` a session file end to end, as `SessionManager.open(path)` then
 `buildSessionContext()` or `prepareCompaction(getBranch())` in Pi: reading the bytes,
 decoding, parsing the lines, loading them (the header checked, migrated if older,
@@ -162,37 +164,13 @@ def _wire(helper: str, value: Any) -> Any:
     return None if value is None else value.to_pi()
 
 
-class _Parsed:
-    """The entries of the session file last asked of `bench.session`, by its path, size
-    and modification time. Parsing is outside the measured work, but a million entries
-    take Python's parse half a minute, and `ctxspec bench` asks every helper of one file
-    `rounds` times: parsed once, the run fits its minutes. The helpers get a copy of the
-    list and never change the entries themselves (tests/benchmarks/test_run.py)."""
-
-    key: tuple[str, int, int] | None = None
-    entries: tuple[Any, ...] = ()
-
-
-def _parsed(engine: Engine, path: Path, cache: dict[str, _Parsed]) -> list[Any]:
-    held = cache.setdefault(engine.name, _Parsed())
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
-    if held.key != key:
-        held.key, held.entries = None, ()  # the old file's entries freed before the parse
-        held.entries = tuple(engine.parse_session_entries(path.read_text("utf-8")).entries)
-        held.key = key
-    return list(held.entries)
-
-
-_PARSED: Final[dict[str, _Parsed]] = {}  # engine name -> its last file's entries
-
-
 def session_helper(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
     started = time.perf_counter_ns()
     helper = args.get("helper")
     if helper not in HELPERS:
         raise InvalidInput("helper", f"must be one of {', '.join(HELPERS)}")
-    entries = _parsed(engine, _path(args), _PARSED)
+    text = _path(args).read_bytes().decode("utf-8", "replace")  # as Pi's readFileSync(.., "utf8")
+    entries = list(engine.parse_session_entries(text).entries)
     call = _session_call(engine, helper, entries, args)
     value, elapsed = measured(call)
     return _timed(started, _wire(helper, value), elapsed)
