@@ -118,15 +118,18 @@ class TestPaths:
         _plain_sessions(),
         leaf_ids(),
         st.booleans(),
+        st.booleans(),
     )
     def test_context_of_plain_messages(
-        self, entries: list[Any], leaf_id: Any, tuple_: bool
+        self, entries: list[Any], leaf_id: Any, tuple_: bool, tree: bool
     ) -> None:
-        """Sessions of message entries only, str ids (repeated, in cycles, parents missing):
-        the C walk's messages (`_sessions.context_messages`) are the reference's."""
+        """Sessions of message entries only, str ids (repeated, in cycles, parents missing),
+        as entries or as a small `RunTree`: the C walk's messages
+        (`_sessions.context_messages`) are the reference's."""
         given_entries: Any = tuple(entries) if tuple_ else entries
+        handed: Any = RunTree.of(given_entries) if tree else given_entries
         _both_ways(
-            lambda: fastengine.build_session_context(given_entries, leaf_id),
+            lambda: fastengine.build_session_context(handed, leaf_id),
             lambda: session.build_session_context(given_entries, leaf_id),
         )
 
