@@ -209,12 +209,12 @@ def build_session_context(
     tree's `slots`, or, for a list of plain message entries, from one C walk
     (`_sessions.context_messages`) without the tree."""
     if C_CONTEXT is not None and (leaf_id is UNSET or type(leaf_id) is str):
-        leaf = None if leaf_id is UNSET else leaf_id
+        walk_from = None if leaf_id is UNSET else leaf_id
         if isinstance(entries, RunTree):
             small = len(entries.entries) < SMALL_TREE
-            messages = C_CONTEXT(entries.entries, leaf, entries.slots) if small else None
+            messages = C_CONTEXT(entries.entries, walk_from, entries.slots) if small else None
         else:
-            messages = C_CONTEXT(entries, leaf)
+            messages = C_CONTEXT(entries, walk_from)
         if messages is not None:
             return plain_context(messages)
     tree = RunTree.of(entries)
