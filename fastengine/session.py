@@ -68,9 +68,6 @@ _C_UNTRACK: Final[Callable[[Any], None] | None] = native("_parse", "untrack")
 C_CONTEXT: Final[Callable[..., tuple[Any, ...] | None] | None] = native(
     "_sessions", "context_messages"
 )
-# below this many entries a tree's context is the C walk's (`C_CONTEXT` with its slots):
-# its id table costs less than the tree's Python steps
-SMALL_TREE: Final = 2048
 # the entries of a leaf's path, walked in C (None: RunTree's walk)
 _C_PATH: Final[Callable[[Any, Any], tuple[Any, ...] | None] | None] = native("_sessions", "path")
 # the values but the `session` headers, for exact dicts only (None: the Python filter)
@@ -209,12 +206,7 @@ def build_session_context(
     tree's `slots`, or, for a list of plain message entries, from one C walk
     (`_sessions.context_messages`) without the tree."""
     if C_CONTEXT is not None and (leaf_id is UNSET or type(leaf_id) is str):
-        walk_from = None if leaf_id is UNSET else leaf_id
-        if isinstance(entries, RunTree):
-            small = len(entries.entries) < SMALL_TREE
-            messages = C_CONTEXT(entries.entries, walk_from, entries.slots) if small else None
-        else:
-            messages = C_CONTEXT(entries, walk_from)
+        messages = C_CONTEXT(entries, None if leaf_id is UNSET else leaf_id)
         if messages is not None:
             return plain_context(messages)
     tree = RunTree.of(entries)
