@@ -193,8 +193,7 @@ def _slots_context_calls(
     A path of plain parsed JSON takes the slots from C (`_sessions.slots`, on a long path
     with the calls: `slots_with_calls`) and, when every entry on it is a message, its
     context from `build_session_context`'s C walk: no index of the ids (a dict of ints,
-    every id hashed: a third of the helper at a million entries) is made. Otherwise one
-    `RunTree` gives both.
+    every id hashed) is made. Otherwise one `RunTree` gives both.
     """
     if len(path) >= CALLS_IN_SCAN_FROM and C_SLOTS_WITH_CALLS is not None and C_CONTEXT:
         found = C_SLOTS_WITH_CALLS(path, FILE_OP_TOOLS)
