@@ -77,6 +77,8 @@ SIZE: Final = "1MiB"  # the stream and batch input
 ENTRIES: Final = 1000  # the session's length
 MARKS: Final = ("sched_yield", "__sched_yield")  # the libc function, by both its names
 TIMEOUT: Final = 900.0  # seconds per engine's counting process
+C_PASSES: Final = ("_speedups", "_sessions", "_tokens", "_parse", "_json")  # setup.py's
+_PRODUCER: Final = re.compile(rb"GNU C[0-9]* [0-9.]+ [ -~]+")  # DW_AT_producer, printable
 
 
 class CountError(RuntimeError):
@@ -95,19 +97,36 @@ class Job:
 
 def environment() -> str:
     """What a count depends on besides the code: the interpreter, libc, valgrind, and
-    whether the fast engine's C passes are built. Counts from elsewhere are not gated."""
+    how the fast engine's C passes were built (`c_build`). Counts from elsewhere are not
+    gated."""
     tool = valgrind()
     version = "no valgrind"
     if tool is not None:
         done = subprocess.run([tool, "--version"], capture_output=True, text=True, check=False)
         version = done.stdout.strip()
-    built = importlib.util.find_spec("fastengine._sessions") is not None
     libc = " ".join(platform.libc_ver())
     return (
         f"{platform.python_implementation()} {platform.python_version()} "
-        f"{platform.machine()}, {libc}, {version}, fastengine C passes "
-        f"{'built' if built else 'not built'}"
+        f"{platform.machine()}, {libc}, {version}, fastengine C passes {c_build()}"
     )
+
+
+def c_build() -> str:
+    """How the fast engine's C passes were compiled: "built by" the compiler and flags
+    GCC records in their debug information (setuptools compiles with Python's CFLAGS,
+    `-g` among them), "built, flags not recorded" without it, or "not built". The same
+    code compiled otherwise executes other instructions, so its counts are another
+    baseline's (docs/performance/index.md)."""
+    producers: set[str] = set()
+    for name in C_PASSES:
+        spec = importlib.util.find_spec(f"fastengine.{name}")
+        if spec is None or spec.origin is None:
+            return "not built"
+        found = _PRODUCER.search(Path(spec.origin).read_bytes())
+        producers.add(found.group().decode("ascii") if found else "")
+    if "" in producers:
+        return "built, flags not recorded"
+    return "built by " + "; ".join(sorted(producers))
 
 
 def valgrind() -> str | None:
@@ -115,15 +134,20 @@ def valgrind() -> str | None:
     return shutil.which("valgrind")
 
 
-def jobs(engine: str, cache: Path, *, size: str = SIZE, entries: int = ENTRIES) -> list[Job]:
-    """The ops counted for `engine` at fixed sizes, their inputs written under `cache`."""
+def jobs(
+    engine: str, cache: Path, *, size: str = SIZE, entries: Sequence[int] = (ENTRIES,)
+) -> list[Job]:
+    """The ops counted for `engine`, their inputs written under `cache`: the stream and
+    batch at `size`, the session figures at each length of `entries` (the gate's: one,
+    `ENTRIES`; more show how a count grows with the session)."""
     log = cached_stream_log("mixed", parse_size(size), cache, seed=3)
     requests: list[tuple[str, Request]] = [(f"stream {size}: mixed", stream_request(log))]
     requests += [(f"truncate {size}: {side}", truncate_request(log, side)) for side in SIDES]
-    requests += [
-        (f"sessions {entries}: {figure}", request)
-        for figure, request in session_requests(make_session(entries), cache, entries).items()
-    ]
+    for length in entries:
+        requests += [
+            (f"sessions {length}: {figure}", request)
+            for figure, request in session_requests(make_session(length), cache, length).items()
+        ]
     return [Job(f"{name} {engine}", r.bench_op, r.bench_args) for name, r in requests]
 
 
@@ -252,9 +276,20 @@ def agreement(runs: Sequence[Mapping[str, int]]) -> float:
     )
 
 
+def _lengths(text: str) -> tuple[int, ...]:
+    try:
+        lengths = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"session lengths, e.g. 1000,10000: {text!r}") from None
+    if not lengths or min(lengths) < 1:
+        raise argparse.ArgumentTypeError(f"session lengths must be positive: {text!r}")
+    return lengths
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m benchmarks.instructions count [--runs N] [--engine E]`: the counts of
-    the default jobs, each engine counted `--runs` times, and how well the runs agree.
+    """`python -m benchmarks.instructions count [--runs N] [--engine E] [--entries N,...]`:
+    the counts of the default jobs (or at other session lengths), each engine counted
+    `--runs` times, and how well the runs agree.
     (`serve ENGINE JOBS.json` is the counting process itself, run under Callgrind.)"""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.instructions")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -262,6 +297,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     counting.add_argument("--runs", type=int, default=2, help="counts per engine (2)")
     counting.add_argument("--engine", choices=ENGINES, action="append", help="(both)")
     counting.add_argument("--cache", type=Path, default=Path(".cache/bench"), help="inputs")
+    counting.add_argument(
+        "--entries",
+        type=_lengths,
+        default=(ENTRIES,),
+        metavar="N,...",
+        help=f"session lengths ({ENTRIES}, the gate's; more show how a count grows)",
+    )
     counting.add_argument(
         "--save-baseline",
         type=Path,
@@ -273,12 +315,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     serving.add_argument("engine", choices=ENGINES)
     serving.add_argument("jobs", type=Path)
     options = parser.parse_args(argv)
+    if options.command == "count" and options.save_baseline and options.entries != (ENTRIES,):
+        parser.error(f"--save-baseline takes the gate's jobs: --entries {ENTRIES} only")
     if options.command == "serve":
         _serve(options.engine, options.jobs)
         return 0
     runs: list[dict[str, int]] = [{} for _ in range(options.runs)]
     for engine in options.engine or ENGINES:
-        work = jobs(engine, options.cache)
+        work = jobs(engine, options.cache, entries=options.entries)
         for run in runs:
             started = time.perf_counter()
             try:

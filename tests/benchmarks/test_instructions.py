@@ -7,6 +7,7 @@ import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -146,6 +147,34 @@ def test_a_stray_mark_refuses_the_count(tmp_path: Path) -> None:
         instructions._read(tmp_path / "callgrind.out", [job])
 
 
+@pytest.mark.parametrize(
+    ("bodies", "said"),
+    [
+        (
+            [b"ELF\0GNU C17 12.2.0 -mtune=generic -g -O3 -fwrapv\0rest"] * 5,
+            "built by GNU C17 12.2.0 -mtune=generic -g -O3 -fwrapv",
+        ),
+        (
+            [b"ELF\0GNU C17 12.2.0 -g -O3\0"] * 4 + [b"ELF\0no debug info\0"],
+            "built, flags not recorded",
+        ),
+        ([b"ELF\0GNU C17 12.2.0 -g -O3\0"] * 4 + [None], "not built"),
+    ],
+)
+def test_a_count_says_how_the_c_passes_were_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bodies: list[bytes | None], said: str
+) -> None:
+    """Counts of passes built with other flags are another baseline's: the flags are in
+    the environment a baseline's counts are gated on."""
+    specs = {}
+    for name, body in zip(instructions.C_PASSES, bodies, strict=True):
+        if body is not None:
+            (tmp_path / f"{name}.so").write_bytes(body)
+            specs[f"fastengine.{name}"] = SimpleNamespace(origin=str(tmp_path / f"{name}.so"))
+    monkeypatch.setattr(instructions.importlib.util, "find_spec", specs.get)
+    assert instructions.c_build() == said
+
+
 @pytest.mark.slow  # two processes under Callgrind
 @pytest.mark.skipif(
     instructions.valgrind() is None and not os.environ.get("CI"),  # CI installs it (.ci/run)
@@ -154,7 +183,7 @@ def test_a_stray_mark_refuses_the_count(tmp_path: Path) -> None:
 def test_two_real_counts_of_a_small_op_agree_within_the_tolerance(tmp_path: Path) -> None:
     work = [
         job
-        for job in instructions.jobs("reference", tmp_path, size="4KiB", entries=60)
+        for job in instructions.jobs("reference", tmp_path, size="4KiB", entries=(60,))
         if job.name.startswith("sessions 60: findCutPoint")
     ]
     with ThreadPoolExecutor(2) as pool:  # at once: each keeps the other's machine busy
