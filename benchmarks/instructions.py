@@ -281,7 +281,7 @@ def _lengths(text: str) -> tuple[int, ...]:
         lengths = tuple(int(part) for part in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"session lengths, e.g. 1000,10000: {text!r}") from None
-    if not lengths or min(lengths) < 1:
+    if min(lengths) < 1:
         raise argparse.ArgumentTypeError(f"session lengths must be positive: {text!r}")
     return lengths
 
