@@ -1,13 +1,19 @@
 """Comparing expected and actual results, and showing the difference to a person.
 
 `differences()` compares JSON values strictly (`true` is not `1`, `1` equals `1.0`)
-and names each differing path; `render()` prints strings with every invisible or
-ambiguous character made visible and, for a string difference, the UTF-8 bytes around
-the first differing position, so a cut one byte off is seen at a glance.
+and names each differing path. Lists of different lengths are aligned item by item, so
+an item missing from the middle is one `missing` item, not a difference at every later
+index, and every item past the shorter side is shown as `missing` or `extra`.
+
+`render()` prints strings with every invisible or ambiguous character made visible and,
+for a string difference, every differing window (`string_windows`) with the UTF-8 bytes
+around it, so a cut one byte off is seen at a glance and a second change further on in
+the same text is never hidden behind the first.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import unicodedata
 from dataclasses import dataclass
@@ -16,7 +22,16 @@ from typing import Any, Final
 from reference import _utf8
 from reference._utf16 import code_units
 
-__all__ = ["Difference", "differences", "render", "render_value", "shorten", "visible"]
+__all__ = [
+    "Difference",
+    "Window",
+    "differences",
+    "render",
+    "render_value",
+    "shorten",
+    "string_windows",
+    "visible",
+]
 
 _NAMED: Final = {
     "\n": "\\n",
@@ -32,6 +47,9 @@ _NAMED: Final = {
 _LONG: Final = 160  # strings longer than this are shown around the point of interest
 _VALUE_CHARS: Final = 2000  # a rendered list or object keeps its head and tail within this
 _DIFFERENCES: Final = 50  # differences shown of one result
+_WINDOWS: Final = 10  # differing windows shown of one string
+_MERGE: Final = 8  # differing spans fewer than this many equal chars apart are one window
+_CHAR_DIFF: Final = 4000  # a differing middle up to this many chars is diffed char by char
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,15 +86,168 @@ def differences(expected: Any, actual: Any, path: str = "$") -> list[Difference]
         ]
         return found
     if isinstance(expected, list) and isinstance(actual, list):
-        found = []
-        for index, (e, a) in enumerate(zip(expected, actual, strict=False)):
-            found += differences(e, a, f"{path}[{index}]")
-        if len(expected) != len(actual):
-            found.append(Difference(f"{path}.length", len(expected), len(actual)))
-        return found
+        if len(expected) == len(actual):
+            found = []
+            for index, (e, a) in enumerate(zip(expected, actual, strict=True)):
+                found += differences(e, a, f"{path}[{index}]")
+            return found
+        return [
+            Difference(f"{path}.length", len(expected), len(actual)),
+            *_aligned(expected, actual, path),
+        ]
     if _same(expected, actual):
         return []
     return [Difference(path, expected, actual)]
+
+
+def _aligned(expected: list[Any], actual: list[Any], path: str) -> list[Difference]:
+    """The differences of two lists of different lengths, item against matching item.
+
+    The lists are aligned on their items' canonical JSON (`difflib`, no junk heuristic):
+    an item only one side has is `missing` (at its index in `expected`) or `extra` (at
+    its index in `actual`); a run replaced by a run is compared pairwise, its surplus
+    missing or extra. So every item past the shorter side is shown, and one item dropped
+    from the middle does not read as every later item changed.
+    """
+    keys_e = [_canonical(item) for item in expected]
+    keys_a = [_canonical(item) for item in actual]
+    matcher = difflib.SequenceMatcher(None, keys_e, keys_a, autojunk=False)
+    found: list[Difference] = []
+    for tag, e_lo, e_hi, a_lo, a_hi in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        paired = min(e_hi - e_lo, a_hi - a_lo)
+        for offset in range(paired):
+            e, a = e_lo + offset, a_lo + offset
+            found += differences(expected[e], actual[a], f"{path}[{e}]")
+        found += [
+            Difference(f"{path}[{i}]", expected[i], None, missing=True)
+            for i in range(e_lo + paired, e_hi)
+        ]
+        found += [
+            Difference(f"{path}[{i}]", None, actual[i], extra=True)
+            for i in range(a_lo + paired, a_hi)
+        ]
+    return found
+
+
+def _canonical(value: Any) -> str:
+    """One text per JSON value, equal exactly when the values compare equal here."""
+    return json.dumps(_tagged(value), sort_keys=True, ensure_ascii=True)
+
+
+def _tagged(value: Any) -> Any:
+    # `_same` tells `true` from `1` but not `1` from `1.0`: tag booleans, unify numbers
+    # (exactly: a large integer is never rounded into its neighbour)
+    if isinstance(value, bool):
+        return ["bool", value]
+    if isinstance(value, float) and value.is_integer():
+        return ["num", str(int(value))]
+    if isinstance(value, int | float):
+        return ["num", repr(value)]
+    if isinstance(value, dict):
+        return {key: _tagged(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_tagged(item) for item in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """One differing stretch of two strings: `expected[e_lo:e_hi]` became `actual[a_lo:a_hi]`
+    (indices in code points; an empty side is an insertion or a deletion)."""
+
+    e_lo: int
+    e_hi: int
+    a_lo: int
+    a_hi: int
+
+
+def string_windows(expected: str, actual: str) -> list[Window]:
+    """Every differing window of two strings, first to last.
+
+    The common head and tail are set aside; the middle is diffed line by line (a char
+    diff of repetitive text pairs the wrong letters), a replaced run of lines line
+    against line, and each such pair (or a single line) char by char when it is at most
+    `_CHAR_DIFF` chars a side, else as one window. Spans closer than `_MERGE` equal
+    chars are merged, so one changed word is one window, not one per letter.
+
+    >>> windows = string_windows("abcXdefghijklmnoYp", "abcdefghijklmnop")
+    >>> [(w.e_lo, w.e_hi, w.a_lo, w.a_hi) for w in windows]
+    [(3, 4, 3, 3), (16, 17, 15, 15)]
+    """
+    if expected == actual:
+        return []
+    head = _common_prefix(expected, actual)
+    tail = _common_prefix(expected[head:][::-1], actual[head:][::-1])
+    e_mid, a_mid = expected[head : len(expected) - tail], actual[head : len(actual) - tail]
+    spans = _spans(e_mid, a_mid)
+    return _merged([Window(e + head, f + head, a + head, b + head) for e, f, a, b in spans])
+
+
+def _spans(e: str, a: str) -> list[tuple[int, int, int, int]]:
+    if not e or not a:
+        return [(0, len(e), 0, len(a))]
+    e_lines, a_lines = e.splitlines(keepends=True), a.splitlines(keepends=True)
+    if len(e_lines) == 1 and len(a_lines) == 1:
+        return _opcodes(e, a) if max(len(e), len(a)) <= _CHAR_DIFF else [(0, len(e), 0, len(a))]
+    e_at, a_at = _offsets(e_lines), _offsets(a_lines)
+    matcher = difflib.SequenceMatcher(None, e_lines, a_lines, autojunk=False)
+    spans = []
+    for tag, e_lo, e_hi, a_lo, a_hi in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        # a replaced run: line against line, the longer side's surplus as one span
+        paired = min(e_hi - e_lo, a_hi - a_lo)
+        pairs = [(e_at[e_lo + n], e_at[e_lo + n + 1], a_at[a_lo + n], a_at[a_lo + n + 1])
+                 for n in range(paired)]  # fmt: skip
+        if e_hi - e_lo != a_hi - a_lo:
+            e_rest, a_rest = e_at[e_lo + paired], a_at[a_lo + paired]
+            pairs.append((e_rest, e_at[e_hi], a_rest, a_at[a_hi]))
+        for e0, e1, a0, a1 in pairs:
+            if e1 > e0 and a1 > a0 and max(e1 - e0, a1 - a0) <= _CHAR_DIFF:
+                pieces = _opcodes(e[e0:e1], a[a0:a1])
+                spans += [(e0 + i, e0 + j, a0 + k, a0 + m) for i, j, k, m in pieces]
+            else:
+                spans.append((e0, e1, a0, a1))
+    return spans
+
+
+def _opcodes(e: str, a: str) -> list[tuple[int, int, int, int]]:
+    matcher = difflib.SequenceMatcher(None, e, a, autojunk=False)
+    return [(i, j, k, m) for tag, i, j, k, m in matcher.get_opcodes() if tag != "equal"]
+
+
+def _offsets(lines: list[str]) -> list[int]:
+    at = [0]
+    for line in lines:
+        at.append(at[-1] + len(line))
+    return at
+
+
+def _merged(windows: list[Window]) -> list[Window]:
+    out: list[Window] = []
+    for window in windows:
+        if out and window.e_lo - out[-1].e_hi < _MERGE and window.a_lo - out[-1].a_hi < _MERGE:
+            last = out[-1]
+            out[-1] = Window(last.e_lo, window.e_hi, last.a_lo, window.a_hi)
+        else:
+            out.append(window)
+    return out
+
+
+def _common_prefix(a: str, b: str) -> int:
+    limit = min(len(a), len(b))
+    if a[:limit] == b[:limit]:
+        return limit
+    lo, hi = 0, limit  # a[:lo] == b[:lo] holds, a[:hi] != b[:hi]: halve in C-speed slices
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def _same(expected: Any, actual: Any) -> bool:
@@ -167,19 +338,56 @@ def _render_string(text: str, around: int | None) -> str:
     return f"{head}{visible(text[lo:hi])}{tail} [chars {lo}..{hi} of] {size}"
 
 
-def _first_divergence(a: str, b: str) -> int:
-    limit = min(len(a), len(b))
-    index = 0
-    while index < limit and a[index] == b[index]:
-        index += 1
-    return index
-
-
 def _bytes_around(text: str, index: int) -> str:
     lo = max(index - 4, 0)
     start = _utf8.byte_length(text[:lo])
     window = _utf8.encode(text[lo : index + 4])
     return f"UTF-8 from byte {start}: {window.hex(' ')}"
+
+
+def _sizes(text: str) -> str:
+    return f"{len(text)} cp, {code_units(text)} cu, {_utf8.byte_length(text)} B"
+
+
+def _excerpt(text: str, lo: int, hi: int) -> str:
+    """`text[lo:hi]` between `⟦ ⟧` in up to 20 chars of context a side (a long span keeps
+    its head and tail), invisible characters escaped."""
+    before, after = text[max(lo - 20, 0) : lo], text[hi : hi + 20]
+    span = text[lo:hi]
+    if len(span) > 80:
+        span_text = (
+            f"{visible(span[:30])[:-1]}… [{len(span) - 60} chars] …{visible(span[-30:])[1:]}"
+        )
+    else:
+        span_text = visible(span)
+    head = "…" if lo > 20 else ""
+    tail = "…" if hi + 20 < len(text) else ""
+    return f"{head}{visible(before)[:-1]}⟦{span_text[1:-1]}⟧{visible(after)[1:]}{tail}"
+
+
+def _string_lines(path: str, exp: str, act: str) -> list[str]:
+    """A string difference: each differing window with its chars and bytes, up to
+    `_WINDOWS` of them, then how many more there are."""
+    windows = string_windows(exp, act)
+    count = len(windows)
+    where = "in 1 place" if count == 1 else f"in {count} places"
+    lines = [f"  {path}: strings differ {where}"]
+    for number, window in enumerate(windows[:_WINDOWS], start=1):
+        label = (
+            f"    #{number} at char {window.e_lo}" if count > 1 else f"    at char {window.e_lo}"
+        )
+        lines.append(
+            f"{label}: expected chars {window.e_lo}..{window.e_hi}, "
+            f"actual chars {window.a_lo}..{window.a_hi}"
+        )
+        lines.append(f"      expected {_excerpt(exp, window.e_lo, window.e_hi)}")
+        lines.append(f"               {_bytes_around(exp, window.e_lo)}")
+        lines.append(f"      actual   {_excerpt(act, window.a_lo, window.a_hi)}")
+        lines.append(f"               {_bytes_around(act, window.a_lo)}")
+    if count > _WINDOWS:
+        lines.append(f"    … and {count - _WINDOWS} more differing windows not shown")
+    lines.append(f"    sizes: expected {_sizes(exp)}, actual {_sizes(act)}")
+    return lines
 
 
 def render(found: list[Difference]) -> str:
@@ -203,16 +411,11 @@ def render(found: list[Difference]) -> str:
             continue
         exp, act = difference.expected, difference.actual
         if isinstance(exp, str) and isinstance(act, str):
-            at = _first_divergence(exp, act)
             plain = exp.isascii() and act.isascii() and max(len(exp), len(act)) <= _LONG
             if plain:
                 lines.append(f"  {difference.path}: expected {visible(exp)}, actual {visible(act)}")
                 continue
-            lines.append(f"  {difference.path}: strings differ at char {at}")
-            lines.append(f"    expected {render_value(exp, around=at)}")
-            lines.append(f"             {_bytes_around(exp, at)}")
-            lines.append(f"    actual   {render_value(act, around=at)}")
-            lines.append(f"             {_bytes_around(act, at)}")
+            lines += _string_lines(difference.path, exp, act)
         else:
             lines.append(
                 f"  {difference.path}: expected {render_value(exp)}, actual {render_value(act)}"

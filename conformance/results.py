@@ -35,7 +35,7 @@ from typing import Any, Final
 import pytest
 
 from conformance.cases import Case
-from conformance.compare import Difference, render_value, shorten
+from conformance.compare import Difference, render_value, shorten, string_windows
 from conformance.errors import AdapterError, EnvironmentMissing, StopAfterTimeout
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "NOT_APPLICABLE",
     "REPORT_CHARS",
     "SHOWN_DIFFERENCES",
+    "SHOWN_WINDOWS",
     "STATUSES",
     "Finding",
     "Findings",
@@ -80,6 +81,7 @@ CLASSED: Final = ("failed", "expected-failure")  # the statuses whose difference
 KINDS: Final = ("missing", "extra", "differs", "refused")
 REPORT_CHARS: Final = 16000  # a failure report keeps its head and tail within this
 SHOWN_DIFFERENCES: Final = 50  # structured differences kept in one record
+SHOWN_WINDOWS: Final = 20  # differing windows kept of one string difference
 TERMINAL_CLASSES: Final = 20  # classes the terminal summary shows (the files show all)
 _VALUE_CHARS: Final = 200  # a rendered value in a structured difference
 _KIND_LABEL: Final = {"case": "cases", "property": "properties"}
@@ -140,10 +142,18 @@ class Finding:
     kind: str
     expected: str | None  # None: the expected side has nothing here (an extra field)
     actual: str | None  # None: the actual side has nothing here (a missing field)
+    # a string difference: every differing window, [expected lo, hi, actual lo, hi] in
+    # code points (compare.string_windows), the first SHOWN_WINDOWS of them
+    windows: tuple[tuple[int, int, int, int], ...] | None = None
+    window_count: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "kind": self.kind, "expected": self.expected,
-                "actual": self.actual}  # fmt: skip
+        out: dict[str, Any] = {"path": self.path, "kind": self.kind,
+                               "expected": self.expected, "actual": self.actual}  # fmt: skip
+        if self.windows is not None:
+            out["windows"] = [list(window) for window in self.windows]
+            out["windowCount"] = self.window_count
+        return out
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -162,15 +172,7 @@ class Findings:
     @classmethod
     def of(cls, op: str, found: Sequence[Difference]) -> Findings:
         """The findings of `compare.differences(expected, actual)` for an answer of `op`."""
-        shown = tuple(
-            Finding(
-                path=d.path,
-                kind=d.kind,
-                expected=None if d.extra else _short(d.expected),
-                actual=None if d.missing else _short(d.actual),
-            )
-            for d in found[:SHOWN_DIFFERENCES]
-        )
+        shown = tuple(_finding(d) for d in found[:SHOWN_DIFFERENCES])
         keys = sorted({class_key(op, d.path, d.kind) for d in found})
         return cls(op=op, shown=shown, total=len(found), classes=tuple(keys))
 
@@ -186,6 +188,30 @@ class Findings:
             "differenceCount": self.total,
             "classes": list(self.classes),
         }
+
+
+def _finding(d: Difference) -> Finding:
+    if isinstance(d.expected, str) and isinstance(d.actual, str) and d.check is None:
+        windows = string_windows(d.expected, d.actual)
+        first = windows[0] if windows else None
+        return Finding(
+            path=d.path,
+            kind=d.kind,
+            expected=_short_at(d.expected, first.e_lo if first else None),
+            actual=_short_at(d.actual, first.a_lo if first else None),
+            windows=tuple((w.e_lo, w.e_hi, w.a_lo, w.a_hi) for w in windows[:SHOWN_WINDOWS]),
+            window_count=len(windows),
+        )
+    return Finding(
+        path=d.path,
+        kind=d.kind,
+        expected=None if d.extra else _short(d.expected),
+        actual=None if d.missing else _short(d.actual),
+    )
+
+
+def _short_at(text: str, at: int | None) -> str:
+    return shorten(render_value(text, around=at), _VALUE_CHARS)
 
 
 def _stable(difference: dict[str, Any]) -> dict[str, Any]:
