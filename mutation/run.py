@@ -7,11 +7,19 @@ conditions, loops that never run, ...). A deterministic, per-module sample of th
 against `ctxspec conform` (the reference in process, stopping at the first failure). A
 mutant the suite fails is killed; one it passes survived.
 
-Some mutants cannot be killed because they do not change behaviour. Each of these is
-listed in `mutation/equivalent.yaml` with one line of reason (mutants inside annotations are
-found by the AST: they are never evaluated). It is keyed by module,
-function, operator and the mutated line's text, so the key survives edits elsewhere in the
-file. They are left out of the score:
+Two kinds of site are left out before the sample is drawn, both found from the AST by a
+rule (tested in tests/mutation/), never picked by hand; the report counts them:
+
+- a change inside an annotation is no mutant: every module postpones its annotations
+  (`from __future__ import annotations`), so they are strings nobody evaluates;
+- a dataclass `slots=True`/`kw_only=True` flipped where nothing can tell
+  (`dataclass_flag_spans`) is equivalent by rule.
+
+Any other mutant that cannot be killed because it does not change behaviour is sampled
+like the rest and listed in `mutation/equivalent.yaml` with one line of reason, keyed by
+module, function, operator and the mutated line's text, so the key survives edits
+elsewhere in the file. Those are counted as "equivalent" (their share of the sample is
+reported) and left out of the score:
 
     score = killed / (sampled - equivalent)
 
@@ -19,10 +27,10 @@ The work happens in copies of the committed tree (HEAD) under `.cache/mutation/`
 files in place): the checkout is never touched. `--jobs J` runs J copies side by side.
 
     python mutation/run.py [--per-module N | --all] [--seed S] [--module reference/x.py]
-                           [--jobs J] [--report FILE]
+                           [--jobs J] [--timeout S] [--report FILE]
 
-This is `nox -s mutants`, outside CI's default set: a sample of 12 per module takes about
-an hour of one core.
+This is `nox -s mutants`, outside CI's default set; with no arguments it rewrites
+`mutation/REPORT.md` (and `REPORT.json`): 10 mutants per module, seed 0.
 """
 
 from __future__ import annotations
@@ -69,12 +77,12 @@ class Mutant:
     dataclass_flag: bool = False  # a harmless slots/kw_only flip (dataclass_flag_spans)
 
     @property
-    def auto_equivalent(self) -> str:
-        """Why the AST alone shows this mutant changes nothing ("" if it does not)."""
+    def left_out(self) -> str:
+        """Why a rule on the AST leaves this site out of the sample ("" if it does not)."""
         if self.in_annotation:
-            return "inside an annotation, which is never evaluated"
+            return "annotation"
         if self.dataclass_flag:
-            return "a dataclass slots/kw_only flag flipped where it changes no behaviour"
+            return "dataclass flag"
         return ""
 
     @property
@@ -300,8 +308,26 @@ def mutants_of(db: WorkDB, tree: Path) -> list[Mutant]:
     return sorted(found, key=lambda m: (m.module, m.line, m.operator, m.occurrence))
 
 
+def population(mutants: Iterable[Mutant]) -> tuple[list[Mutant], collections.Counter[str]]:
+    """The mutants a sample is drawn from, and how many sites each rule left out.
+
+    Only rules on the AST leave a site out (`Mutant.left_out`); a mutant argued equivalent
+    by hand in `mutation/equivalent.yaml` stays in, so the sample shows its share.
+    """
+    kept, dropped = [], collections.Counter[str]()
+    for m in mutants:
+        if m.left_out:
+            dropped[m.left_out] += 1
+        else:
+            kept.append(m)
+    return kept, dropped
+
+
 def sample(mutants: Sequence[Mutant], per_module: int | None, seed: int) -> list[Mutant]:
-    """`per_module` mutants of each module (all of them with None), the same for one seed."""
+    """`per_module` mutants of each module (all of them with None), the same for one seed.
+
+    `mutants` is the population (see `population`): nothing a rule leaves out is drawn.
+    """
     if per_module is None:
         return list(mutants)
     by_module: dict[str, list[Mutant]] = collections.defaultdict(list)
@@ -332,7 +358,7 @@ def run_shard(
     session.unlink(missing_ok=True)
     cosmic_ray(tree, "init", str(config), str(session))
     with use_db(str(session)) as db:
-        everything = mutants_of(db, tree)
+        everything = mutants_of(db, tree)  # annotation sites included: they are skipped too
         wanted = {m.ident for m in chosen}
         skip(db, [m for m in everything if m.ident not in wanted], "not sampled")
     cosmic_ray(tree, "exec", str(config), str(session))
@@ -362,16 +388,31 @@ def outcome(result: WorkResult | None) -> str:
     return "killed" if result.test_outcome == TestOutcome.KILLED else "incompetent"
 
 
+RULES = {  # what each rule of `Mutant.left_out` leaves out, as the report words it
+    "annotation": "inside an annotation (no mutant: never evaluated)",
+    "dataclass flag": "a dataclass slots/kw_only flip where nothing can tell (equivalent by rule)",
+}
+
+
 def report(  # noqa: PLR0917 (one call site, every argument named by its role)
     chosen: Sequence[Mutant], results: dict[str, WorkResult],
     equivalents: dict[tuple[str, str, str, str], str], seed: int, per_module: int | None,
-    commit: str,
+    commit: str, *, pool: Sequence[Mutant] = (), dropped: collections.Counter[str] | None = None,
+    modules: Sequence[str] = (), seconds: int | None = None,
 ) -> tuple[str, dict[str, Any]]:  # fmt: skip
-    """The Markdown table per module and the JSON of every mutant's outcome."""
+    """The Markdown table per module and the JSON of every mutant's outcome.
+
+    `pool` is the population the sample was drawn from, `dropped` what the rules left out
+    before, `modules` every module mutated (one with no mutant still gets its row).
+    """
+    dropped = dropped or collections.Counter()
     rows: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for module in modules:
+        rows[module] = collections.Counter()
+    made = collections.Counter(m.module for m in pool)
     survivors, records, same = [], [], []
     for m in chosen:
-        why = listed_reason(m, equivalents) or m.auto_equivalent
+        why = listed_reason(m, equivalents)
         status = "equivalent" if why else outcome(results.get(m.job_id))
         rows[m.module][status] += 1
         records.append({"mutant": m.describe(), "status": status, **({"why": why} if why else {})})
@@ -389,22 +430,34 @@ def report(  # noqa: PLR0917 (one call site, every argument named by its role)
         live = dead + c["survived"]
         return f"{100 * dead / live:.1f}%" if live else "–"
 
+    n_sampled = sum(total.values())
+    share = f"{100 * total['equivalent'] / n_sampled:.1f}%" if n_sampled else "–"
     sampled = f"{per_module} per module" if per_module else "every mutant"
+    took = f"; {seconds} s" if seconds is not None else ""
     out = [
         f"Mutants of `reference/` at {commit[:12]} ({sampled}, seed {seed}), "
-        "killed by `ctxspec conform`.",
+        f"killed by `ctxspec conform`{took}.",
         "",
-        "| module | sampled | killed | timeout | survived | equivalent | score |",
-        "|---|---|---|---|---|---|---|",
+        f"The sample is drawn from {len(pool)} mutants in {len(rows)} modules. Left out "
+        "before it, by a rule on the AST (`mutation/run.py`), never by hand:",
+        "",
+        *(f"- {dropped[rule]} sites {RULES[rule]}" for rule in RULES),
+        "",
+        f"Argued equivalent in `mutation/equivalent.yaml`: {total['equivalent']} of "
+        f"{n_sampled} sampled ({share}). Score: **{score(total)}** of the rest killed.",
+        "",
+        "| module | mutants | sampled | killed | timeout | survived | equivalent | score |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for module in sorted(rows):
         c = rows[module]
         out.append(
-            f"| `{module}` | {sum(c.values())} | {c['killed'] + c['incompetent']} | "
-            f"{c['timeout']} | {c['survived']} | {c['equivalent']} | {score(c)} |"
+            f"| `{module}` | {made[module]} | {sum(c.values())} | "
+            f"{c['killed'] + c['incompetent']} | {c['timeout']} | {c['survived']} | "
+            f"{c['equivalent']} | {score(c)} |"
         )
     out.append(
-        f"| **all** | {sum(total.values())} | {total['killed'] + total['incompetent']} | "
+        f"| **all** | {len(pool)} | {n_sampled} | {total['killed'] + total['incompetent']} | "
         f"{total['timeout']} | {total['survived']} | {total['equivalent']} | "
         f"**{score(total)}** |"
     )
@@ -416,7 +469,13 @@ def report(  # noqa: PLR0917 (one call site, every argument named by its role)
         "commit": commit,
         "seed": seed,
         "perModule": per_module,
+        "population": len(pool),
+        "leftOut": dict(dropped),
+        "sampled": n_sampled,
+        "equivalent": total["equivalent"],
+        "equivalentShare": share,
         "score": score(total),
+        "seconds": seconds,
         "mutants": records,
     }
     return "\n".join(out) + "\n", summary
@@ -425,13 +484,13 @@ def report(  # noqa: PLR0917 (one call site, every argument named by its role)
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     size = parser.add_mutually_exclusive_group()
-    size.add_argument("--per-module", type=int, default=12, help="mutants per module (12)")
+    size.add_argument("--per-module", type=int, default=10, help="mutants per module (10)")
     size.add_argument("--all", action="store_true", help="every mutant (days of CPU)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--module", action="append", help="only these modules (reference/x.py)")
     parser.add_argument("--jobs", type=int, default=1, help="copies run side by side")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant")
-    parser.add_argument("--report", type=Path, default=WORKDIR / "report.md")
+    parser.add_argument("--report", type=Path, default=ROOT / "mutation" / "REPORT.md")
     parser.add_argument(
         "--report-only", action="store_true",
         help="report what the last run's sessions hold so far (same --per-module/--seed)",
@@ -466,12 +525,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         tail = baseline.stdout.decode("utf-8", "replace")[-2000:]
         print(f"the suite fails on the unmutated tree (exit {baseline.returncode}):\n{tail}")
         return 2
+    found = (listing / "reference").rglob("*.py")
+    modules = sorted(path.relative_to(listing).as_posix() for path in found)
     if args.module:
         mutants = [m for m in mutants if m.module in args.module]
-    chosen = sample(mutants, per_module, args.seed)
-    runnable = [m for m in chosen if not (listed_reason(m, equivalents) or m.auto_equivalent)]
+        modules = [m for m in modules if m in args.module]
+    pool, dropped = population(mutants)
+    chosen = sample(pool, per_module, args.seed)
+    runnable = [m for m in chosen if not listed_reason(m, equivalents)]
     listed = len(chosen) - len(runnable)
-    print(f"{len(mutants)} mutants, {len(chosen)} sampled, {listed} equivalent")
+    print(f"{len(pool)} mutants ({dict(dropped)} left out by rule), {len(chosen)} sampled, "
+          f"{listed} listed equivalent")  # fmt: skip
 
     started = time.monotonic()
     shards = [runnable[i :: args.jobs] for i in range(args.jobs)]
@@ -480,19 +544,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         for n, part in enumerate(shards):
             results.update(collect(n, part))
     else:
-        with ThreadPoolExecutor(args.jobs) as pool:
+        with ThreadPoolExecutor(args.jobs) as executor:
             runs = [
-                pool.submit(run_shard, n, p, commit, args.timeout) for n, p in enumerate(shards)
+                executor.submit(run_shard, n, p, commit, args.timeout) for n, p in enumerate(shards)
             ]
             for run in runs:
                 results.update(run.result())
-    text, summary = report(chosen, results, equivalents, args.seed, per_module, commit)
-    summary["seconds"] = round(time.monotonic() - started)
+    seconds = None if args.report_only else round(time.monotonic() - started)
+    text, summary = report(
+        chosen, results, equivalents, args.seed, per_module, commit,
+        pool=pool, dropped=dropped, modules=modules, seconds=seconds,
+    )  # fmt: skip
     args.report.parent.mkdir(parents=True, exist_ok=True)
     args.report.write_text(text, encoding="utf-8")
     args.report.with_suffix(".json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     print(text)
-    print(f"{summary['seconds']} s; report: {args.report}")
+    print(f"report: {args.report}")
     return 0
 
 

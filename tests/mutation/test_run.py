@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from paths import ROOT
@@ -17,7 +18,7 @@ sys.modules["mutation_run"] = run
 spec.loader.exec_module(run)
 
 
-def mutant(module: str, n: int, text: str = "x = 1") -> object:
+def mutant(module: str, n: int, text: str = "x = 1") -> Any:
     return run.Mutant(f"j{module}{n}", module, "f", "core/NumberReplacer", n, n + 1, text)
 
 
@@ -134,13 +135,68 @@ class TestDataclassFlags:
         )
         assert self.flagged(source) == set()
 
-    def test_a_flagged_mutant_is_reported_equivalent_with_its_reason(self) -> None:
+    def test_a_flagged_mutant_is_left_out_before_the_sample(self) -> None:
         m = run.Mutant("j", "m.py", "<module>", "core/ReplaceTrueWithFalse", 0, 2,
                        "@dataclass(slots=True)", dataclass_flag=True)  # fmt: skip
-        text, summary = run.report([m], {}, {}, 0, 5, "c" * 40)
-        assert "| `m.py` | 1 | 0 | 0 | 0 | 1 | – |" in text
-        assert "slots/kw_only" in text
-        assert summary["mutants"][0]["status"] == "equivalent"
+        assert run.population([m]) == ([], {"dataclass flag": 1})
+
+
+class TestPopulation:
+    """A site inside an annotation is no mutant: never sampled, run or counted equivalent."""
+
+    SOURCE = (
+        "from __future__ import annotations\n"
+        "def js_slice(text: str, start: float, end: float | None = None) -> str:\n"
+        "    return text[int(start) | 0 :]\n"
+    )
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def made(cls, tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
+        """Cosmic Ray's own mutants of SOURCE, as `mutants_of` reads them."""
+        tree = tmp_path_factory.mktemp("tree")
+        (tree / "reference").mkdir()
+        (tree / "reference" / "__init__.py").write_text("")
+        (tree / "reference" / "m.py").write_text(cls.SOURCE)
+        session = tree / "session.sqlite"
+        run.cosmic_ray(tree, "init", str(run.write_config(tree, 10)), str(session))
+        with run.use_db(str(session), run.WorkDB.Mode.open) as db:
+            return run.mutants_of(db, tree)
+
+    def test_bitor_of_an_annotation_is_made_but_left_out(self, made: list[Any]) -> None:
+        signature = [m for m in made if m.line == 2 and "BitOr" in m.operator]
+        assert signature  # Cosmic Ray makes them: `float | None` turned `float >> None`, ...
+        pool, dropped = run.population(made)
+        assert not any(m.line == 2 for m in pool)
+        assert dropped == {"annotation": len(signature)}
+        # the body's `|` is an expression: its mutants stay
+        assert any(m.line == 3 and "BitOr" in m.operator for m in pool)
+        assert all(m in pool for m in run.sample(pool, 100, seed=0))
+
+    def test_the_report_counts_them_apart_never_as_equivalent(self, made: list[Any]) -> None:
+        pool, dropped = run.population(made)
+        chosen = run.sample(pool, 3, seed=0)
+        text, summary = run.report(
+            chosen, {}, {}, 0, 3, "c" * 40, pool=pool, dropped=dropped,
+            modules=["reference/__init__.py", "reference/m.py"],
+        )  # fmt: skip
+        assert f"- {dropped['annotation']} sites inside an annotation" in text
+        assert "Argued equivalent in `mutation/equivalent.yaml`: 0 of 3 sampled (0.0%)" in text
+        assert f"| `reference/m.py` | {len(pool)} | 3 | 0 | 0 | 0 | 0 | – |" in text
+        assert "| `reference/__init__.py` | 0 | 0 |" in text  # a module with no mutant is shown
+        assert summary["equivalent"] == 0
+        assert summary["leftOut"] == dict(dropped)
+        assert all(r["status"] != "equivalent" for r in summary["mutants"])
+
+    def test_a_listed_mutant_stays_in_the_sample_and_counts_as_equivalent(self) -> None:
+        m = mutant("m.py", 0)
+        pool, _ = run.population([m])
+        assert pool == [m]
+        listed = {("m.py", "f", "core/NumberReplacer", "x = 1"): "same value"}
+        text, summary = run.report([m], {}, listed, 0, 10, "c" * 40, pool=pool)
+        assert "1 of 1 sampled (100.0%)" in text
+        assert summary["mutants"][0] == {"mutant": m.describe(), "status": "equivalent",
+                                         "why": "same value"}  # fmt: skip
 
 
 LISTED = {
