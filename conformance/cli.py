@@ -13,6 +13,8 @@
                  [--write-cases DIR]   differential fuzzing; minimal divergences as cases
     ctxspec bench [--impl A --impl B ...] [SIZE ...] [--compare]  implementations side by side
                  over the protocol (default fastengine, pi@0.85.0): report, plots, ratio gate
+    ctxspec smoke --impl X [--timeout S] [--json FILE]   the handshake and one request per
+                 listed op: framing and shape, in seconds (exit 0 all in shape, 1 not, 6 no start)
 
 Exit status (docs/cli.md): 0 when nothing failed, errored or passed unexpectedly;
 1 when something did; 2 bad usage: an argument ctxspec refuses, a selection that matches
@@ -58,6 +60,7 @@ from conformance.cli_args import (
 )
 from conformance.commands import changelog_command, expectations_command, impl_command
 from conformance.errors import CorpusError
+from conformance.smoke import add_smoke_command
 from conformance.tools.fuzz_cli import add_fuzz_command
 from conformance.tools.matrix import add_matrix_command
 from conformance.tools.sweep import add_sweep_command
@@ -327,6 +330,7 @@ def _add_tool_commands(commands: Any) -> None:
 
     add_matrix_command(commands)
     add_fuzz_command(commands)
+    add_smoke_command(commands)
     add_sweep_command(commands)
 
 

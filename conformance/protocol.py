@@ -12,7 +12,9 @@ escaped, so the line itself is always ASCII and valid UTF-8.
 from __future__ import annotations
 
 import base64
+import difflib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -26,17 +28,21 @@ __all__ = [
     "ERROR_TYPES",
     "OPS",
     "PROTOCOL_VERSION",
+    "STDOUT_RULE",
     "ErrorType",
     "OpError",
     "decode_b64",
+    "decode_hello_line",
     "decode_line",
     "encode_b64",
     "encode_line",
     "first_problem",
     "json_kind",
     "op_schema",
+    "quote_line",
     "result_kinds",
     "schema_problem",
+    "unknown_ops",
     "validate_args",
     "validate_hello",
     "validate_response",
@@ -48,6 +54,7 @@ PROTOCOL_VERSION: Final = 1
 
 ErrorType = Literal["unsupported", "invalid_input", "internal"]
 ERROR_TYPES: Final = ("unsupported", "invalid_input", "internal")
+STDOUT_RULE: Final = "stdout carries only protocol lines: write logs to stderr"
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,13 +179,55 @@ def validate_response(message: dict[str, Any], expected_id: int) -> None:
         )
 
 
+def decode_hello_line(line: bytes) -> dict[str, Any]:
+    """The first line an implementation writes, which must answer `hello`.
+
+    A line that is no protocol message (not JSON, not an object, or an object without an
+    `id`) is most often a log line or a banner printed at start-up: it is refused with
+    the line quoted and the rule it broke (`STDOUT_RULE`).
+    """
+    try:
+        message: dict[str, Any] | None = decode_line(line)
+    except ProtocolViolation:
+        message = None
+    if message is None or "id" not in message:
+        raise ProtocolViolation(
+            f"the first line on stdout is not the answer to hello: {quote_line(line)}; "
+            f"{STDOUT_RULE}"
+        )
+    return message
+
+
 def validate_hello(result: object) -> None:
+    """Raise `ProtocolViolation` unless `result` is a v1 hello listing only known ops."""
     _check(result, _op_validator("hello", "result"), "hello result")
     assert isinstance(result, dict)
     if result["protocol"] != PROTOCOL_VERSION:
         raise ProtocolViolation(
             f"implementation speaks protocol {result['protocol']}, runner speaks {PROTOCOL_VERSION}"
         )
+    unknown = unknown_ops(result["ops"])
+    if unknown:
+        raise ProtocolViolation(unknown)
+
+
+def unknown_ops(ops: Iterable[str]) -> str | None:
+    """What is wrong with a hello's `ops`: each op not in `OPS`, with its nearest known op
+    (a typo would otherwise make every case of the op *unsupported*), or None.
+
+    >>> print(unknown_ops(["truncate.head", "truncate.tial"]))
+    hello lists an op the suite does not know: "truncate.tial" (did you mean "truncate.tail"?)
+    """
+    unknown = [op for op in ops if op not in OPS]
+    if not unknown:
+        return None
+    named = []
+    for op in unknown:
+        close = difflib.get_close_matches(op.lower(), OPS, n=1, cutoff=0.8)
+        hint = f" (did you mean {json.dumps(close[0])}?)" if close else ""
+        named.append(json.dumps(op) + hint)
+    what = "an op" if len(unknown) == 1 else f"{len(unknown)} ops"
+    return f"hello lists {what} the suite does not know: {', '.join(named)}"
 
 
 def validate_result(op: str, result: object) -> None:
@@ -275,6 +324,15 @@ def validate_args(op: str, args: object) -> str | None:
         return f"unknown op {op!r}"
     problem = first_problem(_op_validator(op, "args"), args)
     return None if problem is None else f"args {problem}"
+
+
+def quote_line(line: bytes, limit: int = 120) -> str:
+    """A line as a JSON string, cut to `limit` characters (saying how long it was)."""
+    text = line.decode("utf-8", "replace").rstrip("\r\n")
+    shown = json.dumps(text[:limit], ensure_ascii=False)
+    if len(text) <= limit:
+        return shown
+    return f"{shown}… (the first {limit} of {len(text)} characters)"
 
 
 def _preview(line: bytes, limit: int = 120) -> str:

@@ -15,6 +15,10 @@ each request ends within its bound (PROTOCOL.md, "The runner's bounds"):
   whole process tree is killed (`processes.kill_tree`: the group, every descendant,
   what carries the child's token or holds its pipes; the runner is a subreaper).
 
+The handshake's answer must be the first line on stdout (a log line there is refused,
+saying logs belong on stderr) and list only ops the suite knows (a typo is named with
+its nearest op); either failure is `StartupFailed`.
+
 It restarts the child after it crashed, hung, or broke the protocol, so one broken case
 never breaks the run; after a timeout, later calls fail at once (`StopAfterTimeout`)
 until `new_test()`, so a property is neither retried nor shrunk on a hang. An op the
@@ -48,6 +52,7 @@ from conformance.errors import (
 from conformance.protocol import (
     PROTOCOL_VERSION,
     OpError,
+    decode_hello_line,
     decode_line,
     encode_line,
     validate_hello,
@@ -223,6 +228,39 @@ class _Child:
         )
 
     def request(self, op: str, args: Mapping[str, Any], timeout: float) -> dict[str, Any]:
+        """One request's response, its envelope and id checked."""
+        request_id, line = self._exchange(op, args, timeout)
+        message = decode_line(line)
+        validate_response(message, request_id)
+        return message
+
+    def handshake(self, timeout: float) -> dict[str, Any]:
+        """The `hello` exchange: its answer must be the first line on stdout, and a valid
+        v1 hello listing only ops the suite knows (`protocol.validate_hello`)."""
+        request_id, line = self._exchange("hello", {"protocol": PROTOCOL_VERSION}, timeout)
+        message = decode_hello_line(line)
+        validate_response(message, request_id)
+        if "error" in message:
+            raise ProtocolViolation(f"hello was refused: {message['error'].get('message')}")
+        validate_hello(message["result"])
+        return message
+
+    def stray_output(self, wait: float) -> bytes:
+        """What the child wrote to stdout past its last answer, waiting up to `wait` s for
+        it (taken, so the next answer is read clean); blank lines are no stray output."""
+        deadline = time.monotonic() + wait
+        while not self._answer.strip() and self._out_open and not self._killed:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            self._pump(min(remaining, _POLL))
+        stray = bytes(self._answer)
+        self._answer.clear()
+        self._scanned = 0
+        return stray if stray.strip() else b""
+
+    def _exchange(self, op: str, args: Mapping[str, Any], timeout: float) -> tuple[int, bytes]:
+        """Write one request and read its answer line: the request's id and the line."""
         request_id = self.next_id
         self.next_id += 1
         pending = bytearray(encode_line({"id": request_id, "op": op, "args": dict(args)}))
@@ -259,9 +297,7 @@ class _Child:
             except OSError:  # it closed its stdin: it is dying, or may still answer in time
                 unread = bool(pending)
                 pending.clear()
-        message = decode_line(answer)
-        validate_response(message, request_id)
-        return message
+        return request_id, answer
 
     def _last_words(self, op: str) -> bytes | None:
         """An answer the child wrote just before it died, if any (bounded reading)."""
@@ -364,6 +400,7 @@ class WireImplementation(Implementation):
         self._startup_failures: list[StartupFailed] = []
         self._timed_out: Timeout | None = None
         self.restarts = 0
+        self.last_request_id: int | None = None  # the id of the request `call` sent last
 
     @property
     def hello(self) -> Mapping[str, Any]:  # type: ignore[override]
@@ -400,10 +437,7 @@ class WireImplementation(Implementation):
             self._startup_failures.append(failure)
             raise failure from None
         try:
-            message = child.request("hello", {"protocol": PROTOCOL_VERSION}, self.startup_timeout)
-            if "error" in message:
-                raise ProtocolViolation(f"hello was refused: {message['error'].get('message')}")
-            validate_hello(message["result"])
+            message = child.handshake(self.startup_timeout)
         except AdapterError as error:
             child.kill()
             failure = StartupFailed(
@@ -422,6 +456,7 @@ class WireImplementation(Implementation):
         if op in self.unavailable:
             raise EnvironmentMissing(op, self.unavailable[op])
         child, _ = self._ensure_started()
+        self.last_request_id = child.next_id
         try:
             message = child.request(op, args, self.timeout)
         except Timeout as timeout:
@@ -435,6 +470,11 @@ class WireImplementation(Implementation):
             error = message["error"]
             return Reply(error=OpError(error["type"], error["message"], error.get("field")))
         return Reply(result=message["result"])
+
+    def stray_output(self, wait: float = 0.0) -> bytes:
+        """Bytes on stdout past the last answer (a second answer line, a log line), waiting
+        up to `wait` s for them: what `ctxspec smoke` checks framing with."""
+        return b"" if self._child is None else self._child.stray_output(wait)
 
     def close(self) -> None:
         """End the child: stdin closed, a grace period to exit, then the tree is killed."""

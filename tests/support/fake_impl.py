@@ -20,6 +20,10 @@ Answers like the reference, except as the modes say:
   old-protocol   says it speaks protocol 0
   no-hello-ops   lists no ops in hello (every case is unsupported)
   hello-without-ops  answers hello without the ops key (an invalid handshake)
+  typo-op        lists truncate.tial instead of truncate.tail in hello
+  extra-ops      lists sesion.parse and frobnicate.all too (two ops the suite lacks)
+  stdout-log     prints a debug line on stdout before it reads the hello
+  stdout-json-log  prints a JSON log object (no id) on stdout before it reads the hello
   crash-at-start exits with status 1 before the handshake (after a stderr line)
   setsid-child   on the first non-hello request, forks a child that calls setsid(),
                  keeps stdout and stderr open and sleeps, and a grandchild of it (pids in
@@ -91,6 +95,10 @@ def _hello(modes: set[str], request_id: int) -> None:
         hello["ops"] = []
     if "hello-without-ops" in modes:
         del hello["ops"]
+    if "typo-op" in modes:
+        hello["ops"] = ["truncate.tial" if op == "truncate.tail" else op for op in hello["ops"]]
+    if "extra-ops" in modes:
+        hello["ops"] = [*hello["ops"], "sesion.parse", "frobnicate.all"]
     print(json.dumps({"id": request_id, "result": hello}), flush=True)
 
 
@@ -159,6 +167,10 @@ def main() -> None:
     if "crash-at-start" in modes:
         print("fake: cannot start on purpose", file=sys.stderr, flush=True)
         sys.exit(1)
+    if "stdout-log" in modes:
+        print("[debug] fake: listening on stdin", flush=True)
+    if "stdout-json-log" in modes:
+        print(json.dumps({"level": "info", "msg": "fake: ready"}), flush=True)
     for raw in sys.stdin.buffer:
         request = json.loads(raw)
         op, request_id = request["op"], request["id"]
