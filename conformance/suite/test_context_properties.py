@@ -3,14 +3,15 @@
 Invariants need no oracle (corpora/README.md lists them): context files come ancestors
 first, at most one per directory; an untrusted project never gets a gated resource in
 front of the model. The differential tests compare the implementation with the reference
-engine on the same small random tree (`conformance.strategies.trees`).
+engine on the same small random tree (`conformance.strategies.trees`), and for the skill
+and prompt ops on the arguments `ctxspec fuzz` draws (`conformance.strategies.ops`).
 """
 
 from __future__ import annotations
 
 import itertools
 import posixpath
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from hypothesis import given
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 from conformance.check import answer, assert_same, result_of
 from conformance.harnesses.reference import handle
+from conformance.strategies.ops import OP_ARGS
 from conformance.strategies.trees import GATED_MARK, context_trees, trust_stores
 from conformance.transport.base import Implementation
 
@@ -95,3 +97,28 @@ def test_untrusted_loads_no_gated_kind(
     assert not loaded["prompts"], f"untrusted, yet prompts loaded: {loaded['prompts']}"
     texts = [loaded["systemPrompt"] or "", *loaded["appendSystemPrompt"]]
     assert not any(GATED_MARK in t for t in texts), f"untrusted, yet gated text: {texts}"
+
+
+# op -> (boundary, rule): the skill and prompt ops, each compared with the reference on the
+# fuzz strategies' arguments (skill trees with ignore files and sharp front matter, skills
+# with sharp fields, every tool selection)
+DIFFERENTIAL_OPS: Final = {
+    "skills.load": (B2, "SKILL-1"),
+    "skills.format": (B2, "SKILL-6"),
+    "prompt.build": (B2, "PROMPT-1"),
+}
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        pytest.param(
+            op, marks=pytest.mark.ctxspec_property(boundary=b, op=op, rule=r, level="compat")
+        )
+        for op, (b, r) in DIFFERENTIAL_OPS.items()
+    ],
+)
+@given(data=st.data())
+def test_context_op_matches_reference(impl: Implementation, op: str, data: st.DataObject) -> None:
+    """Differential: the op answers what the reference answers on drawn arguments."""
+    _differential(impl, op, data.draw(OP_ARGS[op], label="args"))

@@ -3,12 +3,14 @@
 Invariants need no oracle (corpora/README.md lists them): the LCA is symmetric and is the
 brute-force deepest shared ancestor, a projection without compaction is the root-to-leaf
 walk, a cut never lands on a tool result, `tokensBefore` is the estimate of the projected
-context. The differential tests compare the implementation with the reference engine.
+context. The differential tests compare the implementation with the reference engine;
+`test_session_op_matches_reference` does so for every other session, message and
+compaction op, on the arguments `ctxspec fuzz` draws (`SESSION_OP_ARGS`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from hypothesis import given, settings
@@ -16,6 +18,7 @@ from hypothesis import strategies as st
 
 from conformance.check import answer, assert_same, result_of
 from conformance.harnesses.reference import handle
+from conformance.strategies.session_ops import SESSION_OP_ARGS
 from conformance.strategies.sessions import (
     agent_runs,
     linear_sessions,
@@ -169,3 +172,42 @@ def test_compaction_only_at_checkpoints(impl: Implementation, args: dict[str, An
 def test_agent_run_matches_reference(impl: Implementation, args: dict[str, Any]) -> None:
     """Differential: a whole scripted run (events, entries, context) equals the reference."""
     _differential(impl, "session.run", args)
+
+
+# op -> (boundary, rule): the ops no property above draws, each compared with the reference
+# on the fuzz strategies' arguments (every entry type, headers of every version, ids that
+# name no entry, sharp text, sessions long enough for Pi's default settings)
+DIFFERENTIAL_OPS: Final = {
+    "tokens.estimate": (B4, "CP-2"),
+    "tokens.calculate": (B4, "CP-1"),
+    "context.estimate": (B4, "CP-1"),
+    "compaction.should": (B4, "CP-6"),
+    "compaction.last_usage": (B4, "CP-1"),
+    "compaction.turn_start": (B4, "CP-5"),
+    "compaction.serialize": (B4, "CP-10"),
+    "compaction.failure": (B4, "CP-8"),
+    "compaction.compact": (B4, "CP-10"),
+    "compaction.file_lists": (B4, "CP-14"),
+    "compaction.format_file_ops": (B4, "CP-14"),
+    "messages.convert": (B4, "MSG-1"),
+    "session.parse": (B5, "SS-3"),
+    "session.context_entries": (B5, "SS-1"),
+    "branch.summarize": (B5, "LCA-7"),
+    "session.navigate": (B5, "LCA-3"),
+}
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        pytest.param(
+            op, marks=pytest.mark.ctxspec_property(boundary=b, op=op, rule=r, level="compat")
+        )
+        for op, (b, r) in DIFFERENTIAL_OPS.items()
+    ],
+)
+@given(data=st.data())
+def test_session_op_matches_reference(impl: Implementation, op: str, data: st.DataObject) -> None:
+    """Differential: the op answers what the reference answers on drawn arguments."""
+    args = data.draw(SESSION_OP_ARGS[op], label="args")
+    _differential(impl, op, args)

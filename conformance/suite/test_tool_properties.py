@@ -1,0 +1,47 @@
+"""Properties of the tool result texts (`tool.read`, `tool.bash`, `tool.grep`), for any
+implementation.
+
+Each is differential: the implementation's answer compared with the reference's on the
+arguments `ctxspec fuzz` draws (`conformance.strategies.ops.OP_ARGS`): trees with ignore
+files, binary and non-UTF-8 files and symlinks, grep patterns and globs, offsets and
+limits off the integers, output streams cut at every UTF-8 boundary class.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conformance.check import answer, assert_same
+from conformance.harnesses.reference import handle
+from conformance.strategies.ops import OP_ARGS
+from conformance.transport.base import Implementation
+
+# op -> the rule its answers are judged by
+TOOL_RULES: Final = {"tool.read": "READ-3", "tool.bash": "BASH-1", "tool.grep": "GREP-1"}
+
+
+def _differential(impl: Implementation, op: str, args: dict[str, Any]) -> None:
+    reply = answer(impl, op, args)
+    assert_same(op, args, handle(op, args), reply)
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        pytest.param(
+            op,
+            marks=pytest.mark.ctxspec_property(
+                boundary="tool_results", op=op, rule=rule, level="compat"
+            ),
+        )
+        for op, rule in TOOL_RULES.items()
+    ],
+)
+@given(data=st.data())
+def test_tool_matches_reference(impl: Implementation, op: str, data: st.DataObject) -> None:
+    """Differential: the tool's result text equals the reference's on drawn arguments."""
+    _differential(impl, op, data.draw(OP_ARGS[op], label="args"))
