@@ -21,6 +21,7 @@ __all__ = [
     "BRANCH_SUMMARY_SUFFIX",
     "COMPACTION_SUMMARY_PREFIX",
     "COMPACTION_SUMMARY_SUFFIX",
+    "MESSAGE_ROLES",
     "PASS_THROUGH_ROLES",
     "bash_execution_to_text",
     "convert_to_llm",
@@ -41,6 +42,18 @@ BRANCH_SUMMARY_PREFIX: Final = (
 # MSG-2: no newline before the closing tag of a branch summary (unlike a compaction's)
 BRANCH_SUMMARY_SUFFIX: Final = "</summary>"
 PASS_THROUGH_ROLES: Final = frozenset({"user", "assistant", "toolResult"})
+# §12: the roles of Pi 0.85.0's agent messages, the model's three and the session's four
+# (`convertToLlm` drops any other, MSG-1); the corpus's tests read this table as
+# `ENTRY_TYPES` (tests/corpora/test_entry_types.py)
+MESSAGE_ROLES: Final = (
+    "user",
+    "assistant",
+    "toolResult",
+    "bashExecution",
+    "custom",
+    "branchSummary",
+    "compactionSummary",
+)
 _SUMMARY_FRAMES: Final = {
     "branchSummary": (BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX),
     "compactionSummary": (COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX),

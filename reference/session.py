@@ -42,6 +42,7 @@ from reference.session_file import *  # noqa: F403  (every name re-exported: `__
 
 __all__ = [
     "CURRENT_SESSION_VERSION",
+    "ENTRY_TYPES",
     "MESSAGE_ROLES_WITH_CONTENT",
     "UNSET",
     "Fieldless",
@@ -67,6 +68,21 @@ __all__ = [
 __all__ += session_file.__all__  # re-exported
 
 CURRENT_SESSION_VERSION: Final = 3
+# §10: the entry types Pi 0.85.0 writes to a v3 session file, its header (`session`) first;
+# an entry of any other type projects nothing (SS-2). The corpus's tests read this table to
+# find an op that no case shows one of them (tests/corpora/test_entry_types.py).
+ENTRY_TYPES: Final = (
+    "session",
+    "message",
+    "thinking_level_change",
+    "model_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+)
 # SS-2: a message of these roles with null or missing content is projected with `[]`
 MESSAGE_ROLES_WITH_CONTENT: Final = frozenset({"user", "assistant", "toolResult"})
 

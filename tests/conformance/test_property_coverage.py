@@ -18,19 +18,20 @@ import pytest
 
 from conformance.protocol import OPS
 
+_BENCH = "the bench extension: `ctxspec bench` judges its answers against the reference's"
 # op -> why the suite draws no example of it
 NO_PROPERTY: Final = {
     "hello": "the handshake: checked once at start-up, before any case or property",
-    "bench.stream": "the bench extension: its answers are judged against the reference's by `ctxspec bench`, not by conform",
-    "bench.truncate": "the bench extension: its answers are judged against the reference's by `ctxspec bench`, not by conform",
-    "bench.session": "the bench extension: its answers are judged against the reference's by `ctxspec bench`, not by conform",
-    "bench.open": "the bench extension: its answers are judged against the reference's by `ctxspec bench`, not by conform",
+    "bench.stream": _BENCH,
+    "bench.truncate": _BENCH,
+    "bench.session": _BENCH,
+    "bench.open": _BENCH,
     "agent.summary": (
         "AGENT-6 is one yes/no per agent (its profile's `refuses_length_cut`): drawn messages, "
         "windows and usages leave it unchanged, so a property would repeat the two agent-summary "
         "cases; the length stop is all it reads"
     ),
-}  # fmt: skip
+}
 
 
 def _suite_functions() -> Iterator[Any]:
