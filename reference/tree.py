@@ -26,6 +26,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from reference import _utf8
 from reference.errors import InvalidInput
 
 __all__ = [
@@ -148,14 +149,14 @@ class Listing:
             if str(raw).endswith("/"):
                 entries[path] = Directory()
             elif isinstance(value, str):
-                entries[path] = File(data=value.encode("utf-8", "surrogatepass"))
+                entries[path] = File(data=_utf8.encode(value))
             elif isinstance(value, Mapping) and set(value) == {"symlink"}:
                 entries[path] = Symlink(target=str(value["symlink"]))
             elif isinstance(value, Mapping) and set(value) <= {"content", "contentB64", "mode"}:
                 data = (
                     base64.b64decode(str(value["contentB64"]))
                     if "contentB64" in value
-                    else str(value.get("content", "")).encode("utf-8", "surrogatepass")
+                    else _utf8.encode(str(value.get("content", "")))
                 )
                 mode = value.get("mode")
                 readable = mode is None or bool(int(mode) & 0o444)

@@ -3,10 +3,11 @@
 // The same checks as tree.py keep every write and read inside that directory: relative
 // paths without "..", nothing under a file or a link, link targets relative with their
 // ".." first and staying in the tree, ".." in a virtual path stopping at its root.
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, symlinkSync, chmodSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, symlinkSync, chmodSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, posix } from "node:path";
 import { InvalidInput } from "./errors.mjs";
+import { editStrings } from "./jsontext.mjs";
 
 // the roots made since the last takeRoots(): the adapter strips them from error messages
 const made = new Set();
@@ -123,33 +124,18 @@ export function pathArgument(root, raw, { cwd, home, field }) {
 
 // A settings file's resource paths, confined to the tree as pathArgument confines an
 // argument: plain entries of `extensions`, `skills`, `prompts`, `themes` and package
-// sources, read against `base` (the settings file's directory); patterns stay. The file
-// is rewritten only when an entry changed (a file Pi cannot read as an object is left).
+// sources, read against `base` (the settings file's directory); patterns stay. Only the
+// entries that change are rewritten, in place (jsontext.mjs): the rest of the file keeps
+// its bytes, and a file with nothing to map (or that is no JSON) is not written.
+const RESOURCE_LISTS = new Set(["extensions", "skills", "prompts", "themes", "packages"]);
 export function confineSettings(root, file, { base, home }) {
-  let data;
-  try {
-    data = JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, ""));
-  } catch {
-    return;
-  }
-  if (data === null || typeof data !== "object" || Array.isArray(data)) return;
-  let changed = false;
   const isPattern = (entry) => /^[!+-]/.test(entry) || entry.includes("*") || entry.includes("?");
-  const map = (entry) => {
-    if (typeof entry !== "string" || isPattern(entry)) return entry;
-    const mapped = pathArgument(root, entry, { cwd: base, home, field: "tree" });
-    changed ||= mapped !== entry;
-    return mapped;
-  };
-  for (const kind of ["extensions", "skills", "prompts", "themes"]) {
-    if (Array.isArray(data[kind])) data[kind] = data[kind].map(map);
-  }
-  if (Array.isArray(data.packages)) {
-    data.packages = data.packages.map((entry) =>
-      entry && typeof entry === "object" && typeof entry.source === "string" ? { ...entry, source: map(entry.source) } : map(entry),
-    );
-  }
-  if (changed) writeFileSync(file, JSON.stringify(data));
+  const isEntry = ({ path, isKey }) =>
+    !isKey && RESOURCE_LISTS.has(path[0]) && typeof path[1] === "number" &&
+    (path.length === 2 || (path.length === 3 && path[0] === "packages" && path[2] === "source"));
+  editStrings(file, (token) =>
+    isEntry(token) && !isPattern(token.value) ? pathArgument(root, token.value, { cwd: base, home, field: "tree" }) : undefined,
+  );
 }
 
 export function virtualize(value, root) {

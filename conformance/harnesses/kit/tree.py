@@ -3,7 +3,8 @@
 A case that needs files sends `tree`: a mapping of POSIX paths (relative to the tree's
 root, which the case sees as `/`) to entries:
 
-    "ws/AGENTS.md": "text"                        a file, UTF-8 text
+    "ws/AGENTS.md": "text"                        a file, UTF-8 text (a lone surrogate as
+                                                  U+FFFD, as Node writes a string)
     "ws/blob.bin": {"contentB64": "..."}           a file, raw bytes
     "ws/empty/": {}                                a directory (trailing slash)
     "ws/link": {"symlink": "../other"}            a symbolic link, target as written
@@ -151,14 +152,14 @@ def materialize(tree: Mapping[str, Any], root: Path) -> None:
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(entry, str):
-            target.write_bytes(entry.encode("utf-8", "surrogatepass"))
+            target.write_bytes(_text_bytes(entry))
         elif "symlink" in entry:
             links.append((target, entry["symlink"]))
         else:
             data = (
                 base64.b64decode(entry["contentB64"])
                 if "contentB64" in entry
-                else str(entry.get("content", "")).encode("utf-8", "surrogatepass")
+                else _text_bytes(str(entry.get("content", "")))
             )
             target.write_bytes(data)
             if "mode" in entry:
@@ -167,6 +168,11 @@ def materialize(tree: Mapping[str, Any], root: Path) -> None:
         os.symlink(destination, link)
     for path, mode in modes:
         os.chmod(path, mode)
+
+
+def _text_bytes(text: str) -> bytes:
+    """A text entry's bytes as Node writes a JavaScript string: a lone surrogate is U+FFFD."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode()
 
 
 def virtualize(value: Any, root: Path) -> Any:

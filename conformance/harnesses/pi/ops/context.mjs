@@ -6,6 +6,7 @@
 // package's own documentation paths are shown as /pi/... (they differ per machine).
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { mapObjectKeys } from "../../kit/jsontext.mjs";
 import { confineSettings, materialize, pathArgument, realPath, virtualize, removeTree } from "../../kit/tree.mjs";
 
 // what each op needs of Pi (the adapter leaves an op out where a release lacks a module)
@@ -86,13 +87,11 @@ export default async function contextOps(context) {
         const data = Object.fromEntries(Object.entries(args.trustStore).map(([k, v]) => [storeKey(k), v]));
         mkdirSync(dirname(storeFile), { recursive: true });
         writeFileSync(storeFile, JSON.stringify(data, null, 2) + "\n");
-      } else if (storeFile && !args.trustStore) {
-        // a store written in the tree: its keys are paths of the tree too (a store Pi cannot
-        // read, or that is no object, is left as written)
-        const literal = storeText(storeFile);
-        if (literal !== null) {
-          writeFileSync(storeFile, JSON.stringify(Object.fromEntries(Object.entries(literal).map(([k, v]) => [storeKey(k), v]))));
-        }
+      } else if (storeFile && !args.trustStore && storeText(storeFile) !== null) {
+        // a store written in the tree: its keys are paths of the tree too. Only the key
+        // tokens that map change; every other byte (BOM, spacing, order, duplicates, numbers)
+        // reaches Pi as the case wrote it, and a store with no key to map is not written
+        mapObjectKeys(storeFile, storeKey);
       }
       return virtualize(await body(real, (text) => text.split(JSON.stringify(root)).join('"/"'), paths), root);
     } finally {
