@@ -33,6 +33,7 @@ from corpora import cases_root
 
 __all__ = [
     "BOUNDARIES",
+    "LEVELS",
     "Case",
     "corpus_digest",
     "expand",
@@ -43,6 +44,8 @@ __all__ = [
 ]
 
 Level = Literal["compat", "invariant"]
+# compat: what Pi 0.85.0 does; invariant: what any sound engine does (Pi may break it)
+LEVELS: Final = ("compat", "invariant")
 
 # boundary slug -> what it checks (the five of DESIGN.md, plus the tool results around them)
 BOUNDARIES: Final = {

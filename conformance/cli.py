@@ -40,7 +40,7 @@ import pytest
 from benchmarks.command import add_bench_command
 from conformance.aliases import lint as lint_aliases
 from conformance.aliases import new_id, warn_renamed
-from conformance.cases import BOUNDARIES, Case, lint, load_cases, load_cases_from
+from conformance.cases import BOUNDARIES, LEVELS, Case, lint, load_cases, load_cases_from
 from conformance.cli_args import (
     USAGE_STATUS,
     Parser,
@@ -52,6 +52,7 @@ from conformance.cli_args import (
     input_dir,
     input_file,
     keyword,
+    output_dir,
     output_file,
     pi_range,
     positive_int,
@@ -60,6 +61,7 @@ from conformance.cli_args import (
 )
 from conformance.commands import changelog_command, expectations_command, impl_command
 from conformance.errors import CorpusError
+from conformance.replay import check_replay_options, replay
 from conformance.smoke import add_smoke_command
 from conformance.tools.fuzz_cli import add_fuzz_command
 from conformance.tools.matrix import add_matrix_command
@@ -104,6 +106,8 @@ def conform_args(options: argparse.Namespace) -> list[str]:
         args += ["--expectations", options.expectations]
     if options.agent_profile:
         args += ["--agent-profile", options.agent_profile]
+    if options.level != "compat":
+        args += ["--level", options.level]
     if options.junit:
         args += ["--junitxml", options.junit]
     if options.json:
@@ -123,11 +127,15 @@ def conform_args(options: argparse.Namespace) -> list[str]:
         args += ["--explore"]
     if options.seed is not None:
         args += ["--hypothesis-seed", str(options.seed)]
+    # without --debug, each failure is told once, as protocol data, by the plugin's
+    # summary: no pytest traceback section, no `FAILED` short summary
+    args += ["--ctxspec-debug"] if options.debug else ["--tb=no", "-rN"]
     args += ["-q"] if not options.verbose else ["-v"]
     return args + list(options.pytest_args)
 
 
 def _conform(options: argparse.Namespace) -> int:
+    check_replay_options(options)
     if options.seed is not None and not (
         options.explore or options.profile in {"explore", "dev", "sweep"}
     ):
@@ -141,6 +149,8 @@ def _conform(options: argparse.Namespace) -> int:
     except InstallError as error:
         print(f"ctxspec: {error}", file=sys.stderr)
         return 2
+    if options.replay:
+        return replay(options)
     code = pytest.main(conform_args(options))
     if code == pytest.ExitCode.NO_TESTS_COLLECTED:  # -k or pytest's own selection
         what = f"{options.k!r} matches" if options.k else "the selection matches"
@@ -228,6 +238,13 @@ def _parser() -> argparse.ArgumentParser:
         "--expectations", default=None, help="known-divergences YAML file (`none`: no file)"
     )
     conform.add_argument(
+        "--level",
+        choices=LEVELS,
+        default="compat",
+        help="compat (default): a case the pinned Pi fails too is `failed-as-pi`, counted "
+        "apart, not failed; invariant: it fails the run like any other",
+    )
+    conform.add_argument(
         "--agent-profile",
         default=None,
         metavar="NAME|FILE",
@@ -272,6 +289,28 @@ def _parser() -> argparse.ArgumentParser:
     )
     conform.add_argument(
         "--seed", type=int, default=None, help="with --explore: the random seed, to replay a run"
+    )
+    conform.add_argument(
+        "--replay",
+        type=input_file,
+        default=None,
+        metavar="FILE",
+        help="ask the requests of a failing property's saved example again (the file its "
+        "report names), and show both answers and the differences; no suite is run",
+    )
+    conform.add_argument(
+        "--write-case",
+        type=output_dir,
+        default=None,
+        metavar="DIR",
+        help="with --replay: pin each request answered otherwise than the reference as a "
+        "case in DIR/<boundary>/ (corpora/cases: the corpus)",
+    )
+    conform.add_argument(
+        "--debug",
+        action="store_true",
+        help="for ctxspec's developers: pytest's own report (traceback, reprs) after each "
+        "failure's",
     )
     conform.add_argument("-v", "--verbose", action="store_true")
     conform.add_argument("pytest_args", nargs="*", help="after --: passed to pytest")

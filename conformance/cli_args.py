@@ -35,6 +35,7 @@ import os
 import re
 import shlex
 import shutil
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from pathlib import Path
@@ -284,30 +285,46 @@ def input_dir(text: str) -> str:
 
 def _creatable(path: Path, text: str) -> None:
     """`path` (a directory) exists or can be made: its nearest existing ancestor is a
-    directory ctxspec may write in."""
+    directory in which a file can be made (tried: a probe file, removed at once)."""
     ancestor = path.absolute()
-    while not ancestor.exists():
+    while not os.path.lexists(ancestor):
         ancestor = ancestor.parent
     if not ancestor.is_dir():
         raise argparse.ArgumentTypeError(f"cannot write {text!r}: {ancestor} is not a directory")
-    if not _writable(ancestor):
-        raise argparse.ArgumentTypeError(f"cannot write {text!r}: {ancestor} is not writable")
-
-
-def _writable(path: Path) -> bool:
-    return os.access(path, os.W_OK | os.X_OK if path.is_dir() else os.W_OK)
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".ctxspec-probe-", dir=ancestor)
+    except OSError as error:
+        why = error.strerror or type(error).__name__
+        raise argparse.ArgumentTypeError(
+            f"cannot write {text!r}: no file can be made in {ancestor} ({why})"
+        ) from None
+    os.close(handle)
+    os.unlink(probe)
 
 
 def output_file(text: str) -> str:
-    """A file ctxspec can write: not a directory, in a directory that exists or can be
-    made, and writable."""
+    """A file ctxspec can write, checked before anything runs: not a directory, in a
+    directory that exists or can be made; an existing file is opened for writing (not
+    truncated), a new one's directory is tried with a probe file. A link is judged by
+    its target."""
     if not text.strip():
         _refuse("a file to write", text)
     path = Path(text)
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"expected a file to write, {text!r} is a directory")
-    if path.exists() and not _writable(path):
-        raise argparse.ArgumentTypeError(f"cannot write {text!r}")
+    if path.exists():
+        try:  # no O_TRUNC: the file is left as it is; no O_CREAT; a FIFO without reader fails
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError as error:
+            why = error.strerror or type(error).__name__
+            raise argparse.ArgumentTypeError(f"cannot write {text!r}: {why}") from None
+        return text
+    if path.is_symlink():  # a link to nowhere: writing makes its target, not its folders
+        path = Path(os.path.realpath(path))
+        if not path.parent.is_dir():
+            raise argparse.ArgumentTypeError(
+                f"cannot write {text!r}: it links to {str(path)!r}, whose folder does not exist"
+            )
     _creatable(path.parent, text)
     return text
 
@@ -413,7 +430,9 @@ def check_expectations(path: str | None, impl: str) -> None:
         ("case", expectations.cases, {case.id for case in load_cases()}),
         ("property", expectations.properties, suite_properties()),
     ):
-        for entry in sorted(set(listed) - known):
+        # a property is listed by its name, or by its name and one parameter: name[op]
+        named = {entry.split("[", 1)[0] if kind == "property" else entry for entry in listed}
+        for entry in sorted(named - known):
             message = f"{source} lists the {kind} {entry!r}, which the suite does not have"
             raise UsageError(argument, message + _hint(entry, known))
 

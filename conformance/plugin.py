@@ -18,6 +18,7 @@ at `REPORT_CHARS` chars (head and tail kept).
 
 from __future__ import annotations
 
+import difflib
 import json
 import shlex
 import signal
@@ -50,10 +51,19 @@ from conformance.examples import (
     without_local_constants,
 )
 from conformance.expectations import Expectations, default_expectations_file, load_expectations
+from conformance.failing_example import (
+    EXAMPLES_DIR,
+    Told,
+    exchanges_of,
+    reading_shapes,
+    save_example,
+    tell_property,
+)
 from conformance.plugin_options import add_options
 from conformance.profiles import Profile, profile_for
 from conformance.protocol import PROTOCOL_VERSION
 from conformance.recording import Recording, append_failure, restarting_each_example
+from conformance.report_paths import shown_path
 from conformance.results import (
     FAILING,
     NOT_APPLICABLE,
@@ -76,7 +86,11 @@ from conformance.transport.wire import WireImplementation
 
 PI_VERSION: Final = FAMILIES["pi"].default_version  # the Pi the suite is pinned to
 STARTUP_FAILED_STATUS: Final = 6  # the implementation did not start: nothing was run
+# the statuses of a property whose failing example is told (`failing_example`)
+TOLD: Final = FAILING | {"failed-as-pi", "expected-failure"}
+PI_FAILS_PREFIX: Final = "pi fails it too: "  # the xfail reason of a case the pinned Pi fails
 _expectations_key = pytest.StashKey[Expectations]()
+_pi_fails_key = pytest.StashKey[Expectations]()  # what the pinned Pi itself fails
 _records_key = pytest.StashKey[list[dict[str, Any]]]()
 _hello_key = pytest.StashKey[dict[str, Any]]()
 _probed_key = pytest.StashKey[Implementation]()
@@ -146,6 +160,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except CorpusError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[_expectations_key] = expectations
+    config.stash[_pi_fails_key] = pi_fails()
     try:
         config.stash[_agent_profile_key] = profile_for(impl, config.getoption("agent_profile"))
     except CorpusError as error:
@@ -158,9 +173,29 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"ctxspec {__version__}: data {DATA_VERSION}, protocol {PROTOCOL_VERSION}, "
         f"pinned to pi {PI_VERSION}, corpus sha256 {corpus_digest()[:16]}",
         f"implementation under test: {config.getoption('impl')} "
-        f"(expectations: {config.stash[_expectations_key].source})",
+        f"(expectations: {shown_path(config.stash[_expectations_key].source)})",
         policy_line(_policy(config)),
     ]
+
+
+def pi_fails() -> Expectations:
+    """The cases and properties the pinned Pi itself fails, with the reasons: its shipped
+    expectations file, one list for every run. Where Pi breaks an invariant, a port that
+    answers as Pi does is not failed for it (`failed-as-pi`) unless `--level invariant`."""
+    pinned = f"pi@{PI_VERSION}"
+    return load_expectations(default_expectations_file(pinned), pinned)
+
+
+def _gates_invariants(config: pytest.Config) -> bool:
+    return str(config.getoption("level", "compat")) == "invariant"
+
+
+def _pi_mark(config: pytest.Config, entry: str, reason: str) -> Any:
+    """The mark of a test the pinned Pi fails: a non-strict expected failure (a pass is a
+    pass), told apart by its reason's prefix; none when the run gates on invariants."""
+    if _gates_invariants(config):
+        return None
+    return pytest.mark.xfail(reason=f"{PI_FAILS_PREFIX}{reason}", strict=False)
 
 
 def _selected(config: pytest.Config) -> Iterator[Case]:
@@ -184,6 +219,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     config = metafunc.config
     known = config.stash[_expectations_key].cases
+    pi_known = config.stash[_pi_fails_key].cases
     profile = config.stash[_agent_profile_key]
     params = []
     for case in _selected(config):
@@ -193,12 +229,46 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             marks.append(pytest.mark.skip(reason=f"{NOT_APPLICABLE}: {why}"))
         elif case.id in known:
             marks.append(pytest.mark.xfail(reason=known[case.id], strict=True, raises=CaseMismatch))
+        elif case.id in pi_known and (mark := _pi_mark(config, case.id, pi_known[case.id])):
+            marks.append(mark)
         params.append(pytest.param(case, id=case.id, marks=marks))
     metafunc.parametrize("golden_case", params)
 
 
+def _listed(names: dict[str, str], item: pytest.Item) -> str | None:
+    """The reason an expectations section gives for a property item: listed by its full
+    name with the parameter (`test_x[truncate.tail]`, that op alone) or by its bare name
+    (every parameter)."""
+    bare = item.originalname if isinstance(item, pytest.Function) else item.name
+    return names.get(item.name, names.get(bare))
+
+
+def _check_property_ids(expectations: Expectations, items: list[pytest.Item]) -> None:
+    """A listed property must name a property of the suite (or one of its parameters)."""
+    known = set()
+    for item in items:
+        if item.get_closest_marker("ctxspec_property") is not None:
+            known.add(item.name)
+            known.add(item.originalname if isinstance(item, pytest.Function) else item.name)
+    if not known:
+        return
+    unknown = sorted(set(expectations.properties) - known)
+    if unknown:
+        hints = []
+        for name in unknown:
+            near = difflib.get_close_matches(name, sorted(known), n=1)
+            hints.append(f"{name!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+        raise pytest.UsageError(
+            f"{expectations.source}: lists properties the suite does not have: " + ", ".join(hints)
+        )
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    known = config.stash[_expectations_key].properties
+    expectations = config.stash[_expectations_key]
+    _check_property_ids(expectations, items)
+    known = expectations.properties
+    pi_known = config.stash[_pi_fails_key].properties
     boundaries = set(config.getoption("boundary"))
     only_cases = bool(config.getoption("case"))
     kept, dropped = [], []
@@ -218,13 +288,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         )
         if why is not None:
             item.add_marker(pytest.mark.skip(reason=f"{NOT_APPLICABLE}: {why}"))
+        _read_shapes(item)
         _forget_failing_examples(item)
         if config.stash.get(_profile_key, "verdict") not in EXPLORING_PROFILES:
             _fix_examples(item)
-        if config.getoption("record_requests"):
-            _record_examples(item)
-        if name in known and why is None:
-            item.add_marker(pytest.mark.xfail(reason=known[name], strict=True))
+        _record_examples(item)
+        if why is None and (reason := _listed(known, item)) is not None:
+            item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+        elif why is None and (reason := _listed(pi_known, item)) is not None:
+            mark = _pi_mark(config, item.name, reason)
+            item.add_marker(mark) if mark is not None else None
         kept.append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
@@ -245,6 +318,15 @@ def _record_examples(item: pytest.Item) -> None:
     if handle is not None and not getattr(handle.inner_test, "_ctxspec_records", False):
         handle.inner_test = restarting_each_example(handle.inner_test)
         handle.inner_test._ctxspec_records = True
+
+
+def _read_shapes(item: pytest.Item) -> None:
+    """An answer of a shape the property cannot read is a difference, not a crash. (The
+    mark is on the handle: a parametrized property's items share it.)"""
+    handle = getattr(getattr(item, "obj", None), "hypothesis", None)
+    if handle is not None and not getattr(handle, "_ctxspec_shapes", False):
+        handle.inner_test = reading_shapes(handle.inner_test)
+        handle._ctxspec_shapes = True
 
 
 def _forget_failing_examples(item: pytest.Item) -> None:
@@ -273,8 +355,7 @@ def impl(request: pytest.FixtureRequest) -> Generator[Implementation, None, None
         del config.stash[_probed_key]
     else:
         implementation = _open(config)
-    if config.getoption("record_requests"):
-        implementation = Recording(implementation)
+    implementation = Recording(implementation)  # a failing property's example is told
     yield implementation
     implementation.close()
 
@@ -344,35 +425,46 @@ def pytest_runtest_makereport(
     if not described:
         return report
     if report.when == "call" or (report.when == "setup" and not report.passed):
+        if isinstance(report.longrepr, tuple):  # a skip's place, without the machine's path
+            where, line, reason = report.longrepr
+            report.longrepr = (shown_path(where) or where, line, reason)
         status = classify(report, call)
         impl = item.config.getoption("impl")
         excinfo = call.excinfo
         message = None
+        pi_reason = _pi_fails_reason(item)
+        if pi_reason is not None:
+            described = {**described, "piFails": pi_reason}
+            status = _as_pi(item, status)
+        told = _tell(item, described, status, excinfo)
+        if status == "failed-as-pi" and excinfo is not None:
+            message = shorten(told.text if told else str(excinfo.value), REPORT_CHARS)
         if status in FAILING:
             if excinfo is not None and isinstance(
                 excinfo.value,
                 CaseMismatch | AdapterError | StopAfterTimeout | EnvironmentMissing,
             ):
                 report.longrepr = str(excinfo.value)
+            report.longrepr = _plain(item, told, report.longrepr, excinfo)
             if len(text := str(report.longrepr)) > REPORT_CHARS:
                 report.longrepr = shorten(text, REPORT_CHARS)
             if described["kind"] == "case":
                 rerun = rerun_command(impl, described["id"])
                 report.longrepr = f"{report.longrepr}\n  rerun: {rerun}"
+            if pi_reason is not None and status == "failed":
+                report.longrepr = f"{report.longrepr}\n  pi {PI_VERSION} fails it too: {pi_reason}"
             message = str(report.longrepr)
         elif status in {"unsupported", "not-applicable"} and isinstance(report.longrepr, tuple):
             message = str(report.longrepr[2])
         findings = findings_of(excinfo.value if excinfo is not None else None)
+        findings = findings or (told.findings if told is not None else None)
         entry = record(
             described, status=status, duration=report.duration, message=message,
             findings=findings,
         )  # fmt: skip
-        record_to = item.config.getoption("record_requests")
-        recording = getattr(item, "funcargs", {}).get("impl")
-        failed_property = status == "failed" and described["kind"] == "property"
-        if record_to and failed_property and isinstance(recording, Recording):
-            seed = item.config.getoption("hypothesis_seed", None)
-            append_failure(record_to, described["id"], seed, recording.requests)
+        if told is not None and status != "expected-failure":
+            entry["example"] = told.example
+        _done_with_example(item, described, status)
         hello = _hello_once(item)
         if hello:
             report.user_properties.append(("ctxspec_hello", hello))
@@ -380,6 +472,88 @@ def pytest_runtest_makereport(
     if call.excinfo is not None and not item.config.getoption("usepdb"):
         forget_locals(call.excinfo.value)  # rendered: its answer is no longer needed
     return report
+
+
+def _done_with_example(item: pytest.Item, described: dict[str, Any], status: str) -> None:
+    """Append a failing property's requests to `--record-requests` (the sweep's), then
+    forget the example's answers."""
+    recording = getattr(item, "funcargs", {}).get("impl")
+    if not isinstance(recording, Recording):
+        return
+    record_to = item.config.getoption("record_requests")
+    if record_to and status == "failed" and described["kind"] == "property":
+        seed = item.config.getoption("hypothesis_seed", None)
+        append_failure(record_to, described["id"], seed, recording.requests)
+    recording.clear()
+
+
+def _tell(
+    item: pytest.Item,
+    described: dict[str, Any],
+    status: str,
+    excinfo: pytest.ExceptionInfo[BaseException] | None,
+) -> Told | None:
+    """A property that failed, told as protocol data (`conformance.failing_example`); its
+    example saved under the cwd for `conform --replay` when it is to be fixed or pinned."""
+    recording = getattr(item, "funcargs", {}).get("impl")
+    if (
+        described["kind"] != "property"
+        or excinfo is None
+        or status not in TOLD
+        or not isinstance(recording, Recording)
+    ):
+        return None
+    exchanges = exchanges_of(recording)
+    file = None
+    if exchanges and status != "expected-failure":
+        seed = item.config.getoption("hypothesis_seed", None)
+        saved = save_example(Path.cwd() / EXAMPLES_DIR, described["id"], seed, exchanges)
+        file = (EXAMPLES_DIR / saved.name).as_posix()
+    doc = getattr(getattr(item, "obj", None), "__doc__", None)
+    impl = item.config.getoption("impl")
+    return tell_property(described, doc, excinfo.value, exchanges, impl=impl, file=file)
+
+
+def _plain(
+    item: pytest.Item,
+    told: Told | None,
+    longrepr: Any,
+    excinfo: pytest.ExceptionInfo[BaseException] | None,
+) -> Any:
+    """A failure's report without Python's traceback, reprs or pytest's wording (with
+    `--ctxspec-debug`, pytest's own report follows it): a property's told example, an
+    expected failure that passed said so, anything else unforeseen named as ctxspec's bug."""
+    debug = item.config.getoption("ctxspec_debug")
+    if told is not None:
+        return f"{told.text}\n\n{longrepr}" if debug else told.text
+    if debug or (isinstance(longrepr, str) and not longrepr.startswith("[XPASS")):
+        return longrepr
+    if excinfo is None:  # listed in the expectations file, yet it passed
+        reason = str(longrepr).split("] ", 1)[-1]
+        return f"listed as an expected failure ({reason}), yet it passed: remove it from the list"
+    kind = type(excinfo.value).__name__
+    return f"ctxspec's own check broke here ({kind}, a bug of ctxspec): `--debug` shows where"
+
+
+def _pi_fails_reason(item: pytest.Item) -> str | None:
+    """Why the pinned Pi fails this test, when it does (its expectations file)."""
+    listed = item.config.stash.get(_pi_fails_key, None)
+    if listed is None:
+        return None
+    callspec = getattr(item, "callspec", None)
+    case = callspec.params.get("golden_case") if callspec is not None else None
+    if isinstance(case, Case):
+        return listed.cases.get(case.id)
+    return _listed(listed.properties, item)
+
+
+def _as_pi(item: pytest.Item, status: str) -> str:
+    """A test the pinned Pi fails, run as one (`_pi_mark`): its expected failure is
+    `failed-as-pi`, its pass a pass."""
+    mark = item.get_closest_marker("xfail")
+    if mark is None or not str(mark.kwargs.get("reason", "")).startswith(PI_FAILS_PREFIX):
+        return status
+    return {"expected-failure": "failed-as-pi", "unexpected-pass": "passed"}.get(status, status)
 
 
 def _hello_once(item: pytest.Item) -> dict[str, Any] | None:
@@ -430,10 +604,25 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if not records or hasattr(config, "workerinput"):
         return
     impl = config.getoption("impl")
+    if config.option.tbstyle == "no":  # `ctxspec conform` without --debug: the reports here
+        _write_failures(terminalreporter, records)
     terminalreporter.section(f"ctxspec summary: {impl}")
     terminalreporter.write_line(policy_line(_policy(config)))
     for line in terminal_lines(records, impl):
         terminalreporter.write_line(line)
+
+
+def _write_failures(terminalreporter: Any, records: list[dict[str, Any]]) -> None:
+    """Each failing record's report, as `--md` shows it, in place of pytest's tracebacks."""
+    failing = sorted(
+        (r for r in records if r["status"] in FAILING), key=lambda r: (r["kind"], r["id"])
+    )
+    if not failing:
+        return
+    terminalreporter.section(f"ctxspec failures ({len(failing)})")
+    for entry in failing:
+        terminalreporter.write_sep("_", f"{entry['status']}: {entry['id']}")
+        terminalreporter.write_line(str(entry.get("message", "")))
 
 
 def _header(config: pytest.Config) -> dict[str, Any]:
@@ -446,8 +635,8 @@ def _header(config: pytest.Config) -> dict[str, Any]:
         "corpusSha256": corpus_digest(),
         "implementation": config.getoption("impl"),
         "hello": config.stash.get(_hello_key, None),
-        "expectations": config.stash[_expectations_key].source,
-        "profile": config.stash[_agent_profile_key].source,
+        "expectations": shown_path(config.stash[_expectations_key].source),
+        "profile": shown_path(config.stash[_agent_profile_key].source),
         "examples": _policy(config),
         "python": sys.version.split()[0],
         "startedAt": config.stash.get(_started_key, None),

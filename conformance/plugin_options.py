@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.cases import BOUNDARIES
+from conformance.cases import BOUNDARIES, LEVELS
 from conformance.transport.wire import DEFAULT_MAX_ANSWER_BYTES
 
 __all__ = ["add_options"]
@@ -28,6 +28,13 @@ def add_options(parser: pytest.Parser) -> None:
         default=None,
         help="the agent profile (a name or a YAML file) the agent.* answers are judged by "
         "(default: --impl's family's, else Pi's)",
+    )
+    group.addoption(
+        "--level",
+        default="compat",
+        choices=LEVELS,
+        help="compat: a case the pinned Pi fails too is failed-as-pi, not failed; "
+        "invariant: it fails the run",
     )
     group.addoption("--case", action="append", default=[], help="run only this case id")
     group.addoption(
@@ -61,6 +68,12 @@ def add_options(parser: pytest.Parser) -> None:
         default=None,
         metavar="FILE",
         help="append the requests of each failing property's minimal example here (sweep)",
+    )
+    group.addoption(
+        "--ctxspec-debug",
+        action="store_true",
+        help="after each failure's report, pytest's own (traceback, reprs): for ctxspec's "
+        "developers",
     )
     group.addoption("--results-json", default=None, help="write one JSON record per case here")
     group.addoption("--summary-md", default=None, help="write a Markdown summary here")

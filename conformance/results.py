@@ -56,6 +56,7 @@ __all__ = [
     "divergence_classes",
     "findings_of",
     "markdown",
+    "pi_line",
     "record",
     "rerun_command",
     "results_document",
@@ -70,6 +71,7 @@ STATUSES: Final = (
     "error",
     "unsupported",
     "not-applicable",
+    "failed-as-pi",
     "expected-failure",
     "unexpected-pass",
 )
@@ -77,7 +79,8 @@ STATUSES: Final = (
 NOT_APPLICABLE: Final = "not applicable"
 FAILING: Final = frozenset({"failed", "error", "unexpected-pass"})  # these fail the run
 LISTED: Final = frozenset({"failed", "error", "unexpected-pass", "expected-failure"})
-CLASSED: Final = ("failed", "expected-failure")  # the statuses whose differences are classed
+# the statuses whose differences are classed
+CLASSED: Final = ("failed", "failed-as-pi", "expected-failure")
 KINDS: Final = ("missing", "extra", "differs", "refused")
 REPORT_CHARS: Final = 16000  # a failure report keeps its head and tail within this
 SHOWN_DIFFERENCES: Final = 50  # structured differences kept in one record
@@ -356,6 +359,7 @@ def divergence_classes(records: Iterable[Mapping[str, Any]]) -> list[dict[str, A
                 "kind": kind,
                 "count": len(entries),
                 "failed": statuses["failed"],
+                "failedAsPi": statuses["failed-as-pi"],
                 "expectedFailures": statuses["expected-failure"],
                 "example": (cases or ids)[0],
                 "cases": ids,
@@ -371,11 +375,12 @@ def _unclassed(records: Sequence[Mapping[str, Any]]) -> int:
 
 def class_rows(classes: Sequence[Mapping[str, Any]]) -> list[tuple[str, ...]]:
     """Header and one row per class: count, failed, expected, class key, example."""
-    rows: list[tuple[str, ...]] = [("records", "failed", "expected", "class", "example")]
+    rows: list[tuple[str, ...]] = [("records", "failed", "as-pi", "expected", "class", "example")]
     rows += [
-        (str(c["count"]), str(c["failed"]), str(c["expectedFailures"]), c["key"], c["example"])
+        (str(c["count"]), str(c["failed"]), str(c["failedAsPi"]), str(c["expectedFailures"]),
+         c["key"], c["example"])
         for c in classes
-    ]
+    ]  # fmt: skip
     return rows
 
 
@@ -424,11 +429,26 @@ def terminal_lines(records: Sequence[Mapping[str, Any]], impl: str) -> list[str]
             lines.append(f"  … and {more} more classes (every one in --json and --md)")
     if unclassed := _unclassed(records):
         lines.append(f"{unclassed} failing records belong to no class (errors and the like)")
+    if as_pi := [r for r in records if r["status"] == "failed-as-pi"]:
+        lines += ["", pi_line(len(as_pi))]
+        lines += [f"  [failed-as-pi] {r['id']}: {_first_words(str(r['piFails']))}" for r in as_pi]
     failing = [r for r in records if r["status"] in FAILING]
     if failing:
         lines += ["", f"{len(failing)} failing; rerun one with:"]
         lines += [f"  [{r['status']}] {_rerun(impl, r)}" for r in failing[:20]]
     return lines
+
+
+def _first_words(text: str, limit: int = 100) -> str:
+    return text if len(text) <= limit else text[: text.rfind(" ", 0, limit)] + " …"
+
+
+def pi_line(count: int) -> str:
+    """The summary line of the records the pinned Pi fails too."""
+    return (
+        f"{count} failed as Pi itself does: the pinned Pi breaks these invariants too, so "
+        "they do not fail the run (`--level invariant` gates on them)"
+    )
 
 
 def _sorted(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -470,6 +490,9 @@ def markdown(header: Mapping[str, Any], records: Iterable[Mapping[str, Any]]) ->
         lines += ["", f"## divergence classes ({len(classes)}, largest first)", ""]
         rows = [(r[0], r[1], r[2], f"`{r[3]}`", f"`{r[4]}`") for r in class_rows(classes)[1:]]
         lines += _md_table([class_rows([])[0], *rows])
+    if as_pi := [r for r in ordered if r["status"] == "failed-as-pi"]:
+        lines += ["", f"## failed as Pi ({len(as_pi)})", "", pi_line(len(as_pi)), ""]
+        lines += [f"- `{r['id']}`: {r['piFails']}" for r in as_pi]
     for entry in ordered:
         if entry["status"] not in FAILING:
             continue

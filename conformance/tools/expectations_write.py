@@ -178,7 +178,7 @@ def write_expectations(
     sections: dict[str, dict[str, str]] = {"cases": {}, "properties": {}}
     counts = {"kept": 0, "explained": 0, "unexplained": 0, "dropped": 0}
     failing_ids = set()
-    records = [dict(record, id=_entry_id(record)) for record in results.get("records", [])]
+    records = _listed_ids(results.get("records", []))
     for record in records:
         if record["status"] not in _FAILING or record["status"] == "unexpected-pass":
             continue
@@ -186,8 +186,10 @@ def write_expectations(
             continue
         failing_ids.add(record["id"])
         section = "cases" if record["kind"] == "case" else "properties"
-        if record["id"] in old_reasons and UNEXPLAINED not in str(old_reasons[record["id"]]):
-            sections[section][record["id"]] = " ".join(str(old_reasons[record["id"]]).split())
+        # a property listed bare before keeps its reason for the one op it now fails on
+        old_reason = old_reasons.get(record["id"], old_reasons.get(record["id"].split("[")[0]))
+        if old_reason is not None and UNEXPLAINED not in str(old_reason):
+            sections[section][record["id"]] = " ".join(str(old_reason).split())
             counts["kept"] += 1
             continue
         found = match_changes(record, changes, version, by="id")
@@ -205,7 +207,10 @@ def write_expectations(
         else:
             sections[section][record["id"]] = _fallback(record)
             counts["unexplained"] += 1
-    ran = {record["id"] for record in records}
+    # a property that ran ran under its bare name too: an old bare entry is rewritten
+    ran = {str(record["id"]) for record in results.get("records", [])} | {
+        str(record["id"]).split("[", 1)[0] for record in records if record["kind"] == "property"
+    }
     for entry_id, reason in old_reasons.items():  # not run this time (a partial run): kept
         if entry_id not in ran:
             section = "cases" if entry_id in old_cases else "properties"
@@ -216,11 +221,26 @@ def write_expectations(
     return counts
 
 
-def _entry_id(record: Mapping[str, Any]) -> str:
-    """The id an expectations file lists: a property's name without its parameters
-    (`test_x[truncate.head]` is listed as `test_x`, as the plugin matches it)."""
-    entry_id = str(record["id"])
-    return entry_id.split("[", 1)[0] if record.get("kind") == "property" else entry_id
+def _listed_ids(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The records under the ids an expectations file lists. A property parametrized by
+    op is listed by its bare name when every parameter that ran fails
+    (`test_x[truncate.head]` and `test_x[truncate.tail]` as `test_x`), else each failing
+    parameter by its full name (`test_x[truncate.head]`), so the other op still passes."""
+    records = list(records)
+    outcomes: dict[str, set[bool]] = {}
+    for record in records:
+        if record.get("kind") == "property":
+            bare = str(record["id"]).split("[", 1)[0]
+            failing = record["status"] in _FAILING and record["status"] != "unexpected-pass"
+            outcomes.setdefault(bare, set()).add(failing)
+    listed = []
+    for record in records:
+        entry_id = str(record["id"])
+        bare = entry_id.split("[", 1)[0]
+        if record.get("kind") == "property" and outcomes.get(bare) == {True}:
+            entry_id = bare
+        listed.append(dict(record, id=entry_id))
+    return listed
 
 
 def _dump(path: Path, implementation: str, sections: Mapping[str, Mapping[str, str]]) -> None:

@@ -16,10 +16,14 @@ Answers like the reference, except as the modes say:
   stderr         writes a lot to stderr, answers correctly
   wrong          answers truncatedBy "lines" everywhere (a wrong but well-formed implementation)
   lossy-cut      cuts a partial last line at exactly maxBytes, without the boundary fix
+  drop-tail-char drops the first character of every non-empty truncate.tail content
+  drop-head-char drops the last character of every non-empty truncate.head content (one
+                 op of the properties parametrized by op fails, the other passes)
   bad-hello      answers hello with garbage
   old-protocol   says it speaks protocol 0
   no-hello-ops   lists no ops in hello (every case is unsupported)
   hello-without-ops  answers hello without the ops key (an invalid handshake)
+  only-truncate  lists truncate.head and truncate.tail alone in hello (a first port)
   typo-op        lists truncate.tial instead of truncate.tail in hello
   extra-ops      lists sesion.parse and frobnicate.all too (two ops the suite lacks)
   stdout-log     prints a debug line on stdout before it reads the hello
@@ -95,6 +99,8 @@ def _hello(modes: set[str], request_id: int) -> None:
         hello["ops"] = []
     if "hello-without-ops" in modes:
         del hello["ops"]
+    if "only-truncate" in modes:
+        hello["ops"] = ["truncate.head", "truncate.tail"]
     if "typo-op" in modes:
         hello["ops"] = ["truncate.tial" if op == "truncate.tail" else op for op in hello["ops"]]
     if "extra-ops" in modes:
@@ -159,6 +165,24 @@ def _without(value: Any, key: str) -> Any:
     return value
 
 
+def _alter(modes: set[str], op: str, args: dict[str, Any], result: dict[str, Any]) -> None:
+    """The faults of the modes that change a result object in place."""
+    if "wrong" in modes and "truncatedBy" in result:
+        result["truncatedBy"] = "lines"
+    if "lossy-cut" in modes and result.get("lastLinePartial"):
+        last = args["content"].split("\n")[-1].encode("utf-8", "replace")
+        kept = last[len(last) - args["maxBytes"] :].decode("utf-8", "replace")
+        result.update(content=kept, outputBytes=len(kept.encode()))
+    if "drop-tail-char" in modes and op == "truncate.tail":
+        result["content"] = result["content"][1:]
+    if "drop-head-char" in modes and op == "truncate.head":
+        result["content"] = result["content"][:-1]
+    if "bad-shape" in modes:
+        result.pop("totalBytes", None)
+    if "huge-wrong" in modes and "truncatedBy" in result:
+        result.update(content="y" * _size(), huge=list(range(_size() // 8)))
+
+
 def main() -> None:
     modes = set(sys.argv[1:])
     state = Path(os.environ.get("FAKE_STATE", "/nonexistent"))
@@ -199,16 +223,7 @@ def main() -> None:
         if "wrong-id" in modes:
             reply["id"] = request_id + 1000
         if "result" in reply and isinstance(reply["result"], dict):
-            if "wrong" in modes and "truncatedBy" in reply["result"]:
-                reply["result"]["truncatedBy"] = "lines"
-            if "lossy-cut" in modes and reply["result"].get("lastLinePartial"):
-                last = request["args"]["content"].split("\n")[-1].encode("utf-8", "replace")
-                kept = last[len(last) - request["args"]["maxBytes"] :].decode("utf-8", "replace")
-                reply["result"].update(content=kept, outputBytes=len(kept.encode()))
-            if "bad-shape" in modes:
-                reply["result"].pop("totalBytes", None)
-            if "huge-wrong" in modes and "truncatedBy" in reply["result"]:
-                reply["result"].update(content="y" * _size(), huge=list(range(_size() // 8)))
+            _alter(modes, op, request["args"], reply["result"])
         print(json.dumps(reply), flush=True)
         if "duplicate" in modes:
             print(json.dumps(reply), flush=True)

@@ -135,16 +135,23 @@ class TestChangelog:
             parse_range(text)
 
 
-def test_a_parametrized_property_is_listed_once_by_its_name(tmp_path: Path) -> None:
-    """`test_x[truncate.head]` and `test_x[truncate.tail]` are one entry, `test_x`, as the
-    plugin matches a property by its name; a reason the file gives it is kept."""
+def test_a_parametrized_property_is_listed_by_the_ops_it_fails(tmp_path: Path) -> None:
+    """`test_x[truncate.head]` failing and `test_x[truncate.tail]` passing list the head's
+    parameter alone (a bare `test_x` would make the tail an unexpected pass); the reason
+    the file gave the bare name is kept for it. Failing on every op: the bare name."""
     target = tmp_path / "x.yaml"
     target.write_text("implementation: x\ncases: {}\nproperties:\n  test_x: counts lines\n")
     records = [
         {"id": f"test_x[{op}]", "kind": "property", "status": status, "message": "m"}
-        for op, status in (("truncate.head", "expected-failure"), ("truncate.tail", "passed"))
+        for op, status in (
+            ("truncate.head", "expected-failure"),
+            ("truncate.tail", "unexpected-pass"),
+        )
     ]
     counts = write_expectations(target, "x", {"records": records})
-    assert yaml.safe_load(target.read_text())["properties"] == {"test_x": "counts lines"}
+    written = yaml.safe_load(target.read_text())["properties"]
+    assert written == {"test_x[truncate.head]": "counts lines"}
     assert counts["kept"] == 1
-    assert counts["dropped"] == 0
+    both = [dict(r, status="failed") for r in records]
+    write_expectations(target, "x", {"records": both})
+    assert list(yaml.safe_load(target.read_text())["properties"]) == ["test_x"]
