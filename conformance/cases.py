@@ -41,6 +41,7 @@ __all__ = [
     "load_cases",
     "load_cases_from",
     "rule_index",
+    "same_input",
 ]
 
 Level = Literal["compat", "invariant"]
@@ -153,6 +154,30 @@ def load_cases() -> tuple[Case, ...]:
     """
     root = cases_root()
     return corpus_cache.load(root.joinpath(".."), lambda: load_cases_from(root), _are_cases)
+
+
+def same_input(case: Case) -> tuple[Case, ...]:
+    """The other active cases that send the very request `case` sends (its op and args).
+
+    Two such cases can expect opposite answers only at two levels: an invariant Pi breaks
+    and the compat case pinning what Pi does instead (`unknown-leaf-invalid-input` and
+    `unknown-leaf-id-falls-back-to-last-entry`); reports show each beside the other.
+    """
+    return tuple(c for c in _by_request().get(_request_key(case), ()) if c.id != case.id)
+
+
+def _request_key(case: Case) -> str:
+    text = json.dumps([case.op, case.args], sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+@cache
+def _by_request() -> dict[str, tuple[Case, ...]]:
+    groups: dict[str, list[Case]] = {}
+    for case in load_cases():
+        if case.status == "active":
+            groups.setdefault(_request_key(case), []).append(case)
+    return {key: tuple(group) for key, group in groups.items() if len(group) > 1}
 
 
 def _are_cases(value: object) -> bool:

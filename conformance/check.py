@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from conformance.cases import Case, rule_index
+from conformance.cases import Case, rule_index, same_input
 from conformance.compare import Difference, render, render_value, shorten
 from conformance.equivalence import result_differences
 from conformance.profiles import Profile
@@ -34,10 +34,12 @@ from conformance.universal import NotDeclared, judge
 
 __all__ = [
     "CaseMismatch",
+    "ReferenceMismatch",
     "ResultMismatch",
     "answer",
     "assert_same",
     "check_case",
+    "reference_verdict",
     "require_op",
     "result_of",
 ]
@@ -59,6 +61,10 @@ class CaseMismatch(ResultMismatch):
     """A golden case's answer differs from its expectation."""
 
 
+class ReferenceMismatch(ResultMismatch):
+    """A differential property's answer differs from the reference's."""
+
+
 def require_op(impl: Implementation, op: str) -> None:
     """Skip as *unsupported* when the implementation's hello does not list `op`."""
     if op not in impl.ops:
@@ -77,34 +83,50 @@ def answer(impl: Implementation, op: str, args: Mapping[str, Any]) -> Reply:
 
 def result_of(impl: Implementation, op: str, args: Mapping[str, Any]) -> Any:
     """The result of one request, for a property that reads its fields: a failure (not an
-    error) when the reply is an error. A field the property reads and the result lacks
-    fails it too (a `KeyError`); one it does not read is not its concern."""
+    error) when the reply is an error. A field the property reads that the result lacks
+    or holds in another type is a difference too: `failing_example.reading_shapes` turns
+    the property's `KeyError` or `TypeError` into the answer's differences."""
     reply = answer(impl, op, args)
-    assert reply.error is None, f"{op}({args!r}) answered error {reply.error}"
+    if reply.error is not None:
+        raise ResultMismatch(f"{op}: {_refusal_text(reply)}", _refused_result(op, reply))
     return reply.result
+
+
+def reference_verdict(op: str, expected: Reply, reply: Reply) -> tuple[str, Findings] | None:
+    """How `reply` departs from the reference's `expected` answer (text and findings), or
+    None when it is the same result, or an error (of any type) where the reference refuses.
+    The text names no request: the reports show it as JSON (`failing_example`)."""
+    if expected.error is not None:
+        if reply.error is None:
+            text = (
+                f"the reference refuses (error {expected.error.type}: "
+                f"{shorten(expected.error.message, 200)}); the implementation answered a result"
+            )
+            refused = Findings.refusal(
+                op, f"error {expected.error.type}", f"a result: {render_value(reply.result)}"
+            )
+            return text, refused
+        return None
+    if reply.error is not None:
+        return f"the reference answers a result; {_refusal_text(reply)}", _refused_result(op, reply)
+    found = result_differences(op, expected.result, reply.result)
+    if found:
+        return f"differs from the reference:\n{render(found)}", Findings.of(op, found)
+    return None
 
 
 def assert_same(op: str, args: Mapping[str, Any], expected: Reply, reply: Reply) -> None:
     """Raise `ResultMismatch` unless `reply` is the reference's `expected` answer: the same
     result, or an error (of any type) where the reference refuses."""
-    if expected.error is not None:
-        if reply.error is None:
-            message = (
-                f"{op}({args!r}): reference refuses ({expected.error}); "
-                f"implementation answered {render_value(reply.result)}"
-            )
-            refused = Findings.refusal(
-                op, f"error {expected.error.type}", f"a result: {render_value(reply.result)}"
-            )
-            raise ResultMismatch(message, refused)
-        return
-    if reply.error is not None:
-        message = f"{op}({args!r}) answered error {reply.error}"
-        raise ResultMismatch(message, _refused_result(op, reply))
-    found = result_differences(op, expected.result, reply.result)
-    if found:
-        message = f"{op}({args!r}) differs from the reference:\n{render(found)}"
-        raise ResultMismatch(message, Findings.of(op, found))
+    verdict = reference_verdict(op, expected, reply)
+    if verdict is not None:
+        text, findings = verdict
+        raise ReferenceMismatch(f"{op} {text}", findings)
+
+
+def _refusal_text(reply: Reply) -> str:
+    assert reply.error is not None
+    return f"the implementation answered error {reply.error.type}: {reply.error.message[:2000]}"
 
 
 def _refused_result(op: str, reply: Reply) -> Findings:
@@ -172,9 +194,21 @@ def _universal(case: Case, profile: Profile | None, result: Any) -> list[Differe
 def _header(case: Case) -> str:
     statement = rule_index().get(case.rule, "")
     args = ", ".join(f"{key}={render_value(value)}" for key, value in case.args.items())
-    return (
+    text = (
         f"case {case.id} [{case.rule}, {case.level}] ({case.source})\n"
         f"  rule: {case.rule} {statement}\n"
         f"  why:  {case.why}\n"
         f"  call: {case.op}({args})"
     )
+    for twin in same_input(case):  # the same request, expected at another level
+        level = "compat: what Pi does" if twin.level == "compat" else twin.level
+        text += f"\n  same request as {twin.id} [{level}]: expects {_expected(twin)}"
+    return text
+
+
+def _expected(case: Case) -> str:
+    if case.expect_error is not None:
+        return f"error {case.expect_error}"
+    if case.expect_holds is not None:
+        return "an answer that holds " + ", ".join(case.expect_holds)
+    return shorten(render_value(case.expect_result), 300)

@@ -40,7 +40,15 @@ import pytest
 from benchmarks.command import add_bench_command
 from conformance.aliases import lint as lint_aliases
 from conformance.aliases import new_id, warn_renamed
-from conformance.cases import BOUNDARIES, LEVELS, Case, lint, load_cases, load_cases_from
+from conformance.cases import (
+    BOUNDARIES,
+    LEVELS,
+    Case,
+    lint,
+    load_cases,
+    load_cases_from,
+    same_input,
+)
 from conformance.cli_args import (
     USAGE_STATUS,
     Parser,
@@ -179,6 +187,12 @@ def _cases(options: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def _expect(case: Case) -> dict[str, Any]:
+    if case.expect_holds is not None:
+        return {"holds": list(case.expect_holds)}
+    return {"error": case.expect_error} if case.expects_error else {"result": case.expect_result}
+
+
 def _show_cases(cases: Sequence[Case], ids: Sequence[str]) -> int:
     """Print the named cases with their builders expanded, one JSON object a line (what a
     reader in another language needs of a case built by `$session` or `$lines`)."""
@@ -192,16 +206,20 @@ def _show_cases(cases: Sequence[Case], ids: Sequence[str]) -> int:
         return 2
     for case_id in ids:
         case = by_id[case_id]
-        expect = (
-            {"error": case.expect_error} if case.expects_error else {"result": case.expect_result}
-        )
+        expect = _expect(case)
         record = {
             "id": case.id,
             "op": case.op,
             "rule": case.rule,
+            "level": case.level,
             "args": case.args,
             "expect": expect,
         }
+        twins = same_input(case)  # the same request at another level: which one Pi follows
+        if twins:
+            record["sameRequest"] = [
+                {"id": twin.id, "level": twin.level, "expect": _expect(twin)} for twin in twins
+            ]
         print(json.dumps(record))
     return 0
 

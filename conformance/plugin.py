@@ -452,7 +452,7 @@ def pytest_runtest_makereport(
                 rerun = rerun_command(impl, described["id"])
                 report.longrepr = f"{report.longrepr}\n  rerun: {rerun}"
             if pi_reason is not None and status == "failed":
-                report.longrepr = f"{report.longrepr}\n  pi {PI_VERSION} fails it too: {pi_reason}"
+                report.longrepr = f"{report.longrepr}\n  Pi {PI_VERSION} fails it too: {pi_reason}"
             message = str(report.longrepr)
         elif status in {"unsupported", "not-applicable"} and isinstance(report.longrepr, tuple):
             message = str(report.longrepr[2])
