@@ -27,12 +27,20 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Final
 
-__all__ = ["JsRegex", "JsSyntaxError", "canonical_unit", "compile_js", "js_trim", "units"]
+from reference._utf16 import JS_SPACE, js_trim, units
+
+# `JS_SPACE` (what `\s` matches), `js_trim` and `units` are `_utf16`'s, named here too
+__all__ = [
+    "JS_SPACE",
+    "JsRegex",
+    "JsSyntaxError",
+    "canonical_unit",
+    "compile_js",
+    "js_trim",
+    "units",
+]
 
 LINE_TERMINATORS: Final = "\n\r\u2028\u2029"
-# `\s`: WhiteSpace and LineTerminator
-JS_SPACE: Final = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_JS_TRIM: Final = re.compile(f"^[{JS_SPACE}]+|[{JS_SPACE}]+$")
 CLASS_ESCAPES: Final = {
     "d": "0-9",
     "w": "A-Za-z0-9_",
@@ -43,25 +51,6 @@ CONTROL_ESCAPES: Final = {"n": "\n", "r": "\r", "t": "\t", "f": "\f", "v": "\v"}
 
 class JsSyntaxError(ValueError):
     """The source is no regular expression V8 accepts (`new RegExp` throws)."""
-
-
-def units(text: str) -> str:
-    """`text` as UTF-16 code units, one Python character each (astral ones split).
-
-    >>> [hex(ord(u)) for u in units("a\\U0001f642")]
-    ['0x61', '0xd83d', '0xde42']
-    """
-    if all(ord(c) <= 0xFFFF for c in text):
-        return text
-    out: list[str] = []
-    for char in text:
-        point = ord(char)
-        if point > 0xFFFF:
-            point -= 0x10000
-            out += [chr(0xD800 + (point >> 10)), chr(0xDC00 + (point & 0x3FF))]
-        else:
-            out.append(char)
-    return "".join(out)
 
 
 @cache
@@ -288,12 +277,3 @@ class _Translator:
 
 def _class_char(unit: str) -> str:
     return "\\" + unit if unit in "\\]^-[" else unit
-
-
-def js_trim(text: str) -> str:
-    """`text.trim()` as JS does it: WhiteSpace and LineTerminator (not `str.strip`'s set).
-
-    >>> js_trim("\\ufeff x \\x1f")
-    'x \\x1f'
-    """
-    return _JS_TRIM.sub("", text)

@@ -24,12 +24,11 @@ session and appends the entries to it as they are.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference._jsnum import js_number_to_string
+from reference._jsjson import js_to_number
 from reference.errors import InvalidInput
 from reference.session import UNSET, Fieldless, NullEntry, as_entries
 
@@ -44,14 +43,6 @@ __all__ = [
 
 CURRENT_SESSION_VERSION: Final = 3
 MIGRATED_ID_PREFIX: Final = "m-"  # the n-th id the v1 -> v2 migration draws is m-n
-# JavaScript's StringNumericLiteral (after trimming): what Number() reads as a number
-_JS_NUMBER: Final = re.compile(
-    r"[+-]?(?:Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+"
-)
-_JS_SPACE: Final = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -74,7 +65,7 @@ def session_version(entries: Sequence[Any]) -> float | None:
             raise InvalidInput(f"entries[{position}]", "an entry must not be null")
         if isinstance(entry, Mapping) and entry.get("type") == "session":
             version = entry.get("version")
-            return 1.0 if version is None else _to_number(version)
+            return 1.0 if version is None else js_to_number(version)
     return None
 
 
@@ -189,33 +180,3 @@ def _at(items: list[Any], index: float) -> Any:
     if not math.isfinite(index) or index != int(index) or not 0 <= index < len(items):
         return None
     return items[int(index)]
-
-
-def _to_number(value: Any) -> float:
-    """JavaScript's `Number(value)` for a JSON value (an array or object through its string)."""
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, int | float):
-        return float(value)
-    text = value if isinstance(value, str) else _js_string(value)
-    text = text.strip(_JS_SPACE)
-    if not text:
-        return 0.0
-    if _JS_NUMBER.fullmatch(text) is None:
-        return math.nan
-    if text[:2].lower() in ("0x", "0o", "0b"):
-        return float(int(text, 0))
-    return float(text.replace("Infinity", "inf"))
-
-
-def _js_string(value: Any) -> str:
-    """`String(value)` of a JSON array or object (what `Number` reads of them)."""
-    if isinstance(value, list):
-        return ",".join("" if item is None else _js_string(item) for item in value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return js_number_to_string(float(value))
-    if isinstance(value, str):
-        return value
-    return "[object Object]"

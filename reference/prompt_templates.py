@@ -13,12 +13,12 @@
 
 from __future__ import annotations
 
-import math
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reference._jsjson import js_truthy
 from reference.frontmatter import FrontmatterError, js_trim, parse_frontmatter
 from reference.skills import Diagnostic, SourceInfo
 from reference.tree import Listing, join
@@ -51,12 +51,6 @@ class PromptTemplate:
         return wire
 
 
-def _js_truthy(value: Any) -> bool:
-    if isinstance(value, float) and math.isnan(value):
-        return False
-    return value is not None and value is not False and value not in {0, ""}
-
-
 def _cut(line: str) -> str:
     units = line.encode("utf-16-le", "surrogatepass")
     if len(units) <= 120:
@@ -75,7 +69,7 @@ def prompt_template(listing: Listing, path: str, info: SourceInfo | None) -> Pro
         return None
     fields: dict[str, Any] = front if isinstance(front, dict) else {}
     description = fields.get("description")
-    if not _js_truthy(description):
+    if not js_truthy(description):
         first = next((line for line in body.split("\n") if js_trim(line)), None)
         description = "" if first is None else _cut(first)
     hint = fields.get("argument-hint")
@@ -83,7 +77,7 @@ def prompt_template(listing: Listing, path: str, info: SourceInfo | None) -> Pro
         name=posixpath.basename(path).removesuffix(".md"),
         file_path=path,
         description=description,
-        argument_hint=hint if _js_truthy(hint) else None,
+        argument_hint=hint if js_truthy(hint) else None,
         content=body,
         source_info=info,
     )

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from reference import session_file
+from reference._jsjson import js_truthy  # re-exported: `if (value)` of a JSON value
 from reference.errors import InvalidInput
 from reference.messages import (
     create_branch_summary_message,
@@ -180,13 +181,6 @@ class SessionContext:
             result["thinkingLevel"] = self.thinking_level
         result["model"] = None if self.model is None else dict(self.model)
         return result
-
-
-def js_truthy(value: Any) -> bool:
-    """JavaScript truthiness of a JSON value (`{}` and `[]` are true, `""` and 0 false)."""
-    if isinstance(value, Mapping | list):
-        return True
-    return bool(value)
 
 
 def index_entries(entries: Sequence[Any]) -> dict[Any, Entry]:

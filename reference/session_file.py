@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reference._utf16 import JS_SPACE  # `trim()`'s set, re-exported
+
 __all__ = [
     "JSON_DECODER",
     "JS_SPACE",
@@ -25,11 +27,6 @@ __all__ = [
     "read_session_lines",
 ]
 
-# JavaScript's String.prototype.trim set: WhiteSpace and LineTerminator
-JS_SPACE: Final = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 _JSON_SPACE: Final = re.compile(r"[ \t\n\r]*")
 
 
