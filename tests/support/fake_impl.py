@@ -17,8 +17,16 @@ Answers like the reference, except as the modes say:
   wrong          answers truncatedBy "lines" everywhere (a wrong but well-formed implementation)
   lossy-cut      cuts a partial last line at exactly maxBytes, without the boundary fix
   drop-tail-char drops the first character of every non-empty truncate.tail content
+  empty-object   answers {} wherever the result is an object (every field missing)
+  wrong-field-type  answers every top-level field of an object result in another JSON
+                 type (a string as a number, a number as a string, a list as an object...)
+  short-lists    drops the last item of every non-empty list in the result, however deep
   drop-head-char drops the last character of every non-empty truncate.head content (one
                  op of the properties parametrized by op fails, the other passes)
+  two-changes    swaps the case of the first and the last letter of every truncate.tail
+                 content (two differences in one string, far apart)
+  messages-only  answers `unsupported` to a request whose entries hold any entry type but
+                 `message` (a port that cannot take the rest yet)
   bad-hello      answers hello with garbage
   old-protocol   says it speaks protocol 0
   no-hello-ops   lists no ops in hello (every case is unsupported)
@@ -177,10 +185,42 @@ def _alter(modes: set[str], op: str, args: dict[str, Any], result: dict[str, Any
         result["content"] = result["content"][1:]
     if "drop-head-char" in modes and op == "truncate.head":
         result["content"] = result["content"][:-1]
+    if "two-changes" in modes and op == "truncate.tail" and len(result["content"]) > 1:
+        text = result["content"]
+        result["content"] = text[0].swapcase() + text[1:-1] + text[-1].swapcase()
     if "bad-shape" in modes:
         result.pop("totalBytes", None)
     if "huge-wrong" in modes and "truncatedBy" in result:
         result.update(content="y" * _size(), huge=list(range(_size() // 8)))
+
+
+_OTHER_KIND: dict[type, Any] = {str: 0, int: "0", float: "0", bool: "yes", list: {}, dict: []}
+
+
+def _misshapen(modes: set[str], result: Any) -> Any:
+    """The result as the shape-breaking modes answer it."""
+    if "short-lists" in modes:
+        result = _shortened(result)
+    if isinstance(result, dict) and "empty-object" in modes:
+        return {}
+    if isinstance(result, dict) and "wrong-field-type" in modes:
+        return {k: _OTHER_KIND.get(type(v), []) for k, v in result.items()}
+    return result
+
+
+def _shortened(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _shortened(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shortened(item) for item in value[:-1]]
+    return value
+
+
+def _foreign_entries(args: dict[str, Any]) -> bool:
+    entries = args.get("entries")
+    return isinstance(entries, list) and any(
+        not isinstance(e, dict) or e.get("type") not in {"message", "session"} for e in entries
+    )
 
 
 def main() -> None:
@@ -215,9 +255,15 @@ def main() -> None:
             for n in range(200):
                 print(f"fake: log line {n}", file=sys.stderr)
             sys.stderr.flush()
+        if "messages-only" in modes and _foreign_entries(request["args"]):
+            error = {"type": "unsupported", "message": "only message entries"}
+            print(json.dumps({"id": request_id, "error": error}), flush=True)
+            continue
         reply = handle(op, request["args"]).to_wire(request_id)
         if "wrong-type" in modes:
             reply = {"id": request_id, "result": ["not", "an", "object"]}
+        if "result" in reply:
+            reply["result"] = _misshapen(modes, reply["result"])
         if "no-first-line-flag" in modes:
             reply = _without(reply, "firstLineExceedsLimit")
         if "wrong-id" in modes:
