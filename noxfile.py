@@ -3,8 +3,8 @@
 The default set is what CI runs: ctxspec's tests, the suite against every implementation
 with a shipped expectations file (one `conform` session each: the reference, the fast
 engine, every Pi release, the fork, the ports and the other agents, derived from
-`conformance/expectations/*.yaml`, so a new file is a new CI session), the lint and the
-docs site (warnings as errors).
+`conformance/expectations/*.yaml`, so a new file is a new CI session), the tutorial's
+example port (`example`), the lint and the docs site (warnings as errors).
 `conform_releases` (the Pi releases), `conform_ports` (the fork and the ports) and
 `conform_agents` (Gemini CLI, Codex, Cline) run a subset of those sessions. Outside the
 default set: `changelog` (the bisection page), `matrix` (the HTML report over every
@@ -15,11 +15,12 @@ the killer). docs/implementations.md has each conform session's wall time.
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import nox
 
-nox.options.sessions = ["tests", "conform", "lint", "docs"]
+nox.options.sessions = ["tests", "conform", "example", "lint", "docs"]
 nox.options.reuse_existing_virtualenvs = True
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
@@ -112,6 +113,24 @@ def conform_ports(session: nox.Session, impl: str) -> None:
 def conform_agents(session: nox.Session, impl: str) -> None:
     """The other coding agents alone (Gemini CLI, Codex, Cline; also `conform` sessions)."""
     _conform(session, impl)
+
+
+@nox.session
+def example(session: nox.Session) -> None:
+    """The tutorial's port in Node (examples/node-truncate/, docs/guide/first-implementation.md):
+    the suite passes it with no expectations file, and its exercise (a planted bug) goes
+    through `ctxspec expectations write` to a file its own run passes."""
+    if shutil.which("node") is None:
+        session.error("node is not on PATH: the example port needs Node 20 or newer")
+    install(session)
+    port = "node examples/node-truncate/port.mjs"
+    session.run("ctxspec", "conform", "--impl", port, *session.posargs)
+    exercise = f"{port} --exercise"
+    written = str(Path(session.create_tmp()) / "exercise-expectations.yaml")
+    # exit status 1: the entries are written UNEXPLAINED until a person gives the reasons
+    session.run("ctxspec", "expectations", "write", "--impl", exercise, "--file", written,
+                success_codes=[1])  # fmt: skip
+    session.run("ctxspec", "conform", "--impl", exercise, "--expectations", written)
 
 
 @nox.session(default=False)

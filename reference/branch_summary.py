@@ -35,6 +35,8 @@ __all__ = [
     "BRANCH_SUMMARY_PREAMBLE",
     "BRANCH_SUMMARY_PROMPT",
     "DEFAULT_BRANCH_RESERVE_TOKENS",
+    "DEFAULT_CONTEXT_WINDOW",
+    "MAX_SUMMARY_TOKENS",
     "NO_CONTENT_SUMMARY",
     "SUMMARIZATION_SYSTEM_PROMPT",
     "BranchPreparation",
@@ -74,8 +76,8 @@ BRANCH_SUMMARY_PREAMBLE: Final = (
 )
 NO_CONTENT_SUMMARY: Final = "No content to summarize"
 DEFAULT_BRANCH_RESERVE_TOKENS: Final = 16384
-_DEFAULT_CONTEXT_WINDOW: Final = 128000
-_MAX_SUMMARY_TOKENS: Final = 4096
+DEFAULT_CONTEXT_WINDOW: Final = 128000  # LCA-2: the window of a model that names none
+MAX_SUMMARY_TOKENS: Final = 4096  # LCA-7: the summary's cap, lowered to the model's maxTokens
 # LCA-2: entry types that never reach a branch summary
 _METADATA_TYPES: Final = frozenset(
     {"thinking_level_change", "model_change", "custom", "label", "session_info"}
@@ -232,7 +234,7 @@ def branch_summary_request(
     replace_instructions: bool = False,
 ) -> tuple[BranchPreparation, BranchSummaryRequest | None]:
     """The preparation and the request (None when there is nothing to summarise)."""
-    budget = (context_window or _DEFAULT_CONTEXT_WINDOW) - reserve_tokens
+    budget = (context_window or DEFAULT_CONTEXT_WINDOW) - reserve_tokens
     preparation = prepare_branch_entries(entries, budget)
     if not preparation.messages:
         return preparation, None
@@ -243,7 +245,7 @@ def branch_summary_request(
         instructions = f"{BRANCH_SUMMARY_PROMPT}\n\nAdditional focus: {custom_instructions}"
     else:
         instructions = BRANCH_SUMMARY_PROMPT
-    cap = min(_MAX_SUMMARY_TOKENS, max_tokens if max_tokens > 0 else float("inf"))
+    cap = min(MAX_SUMMARY_TOKENS, max_tokens if max_tokens > 0 else float("inf"))
     request = BranchSummaryRequest(
         system_prompt=SUMMARIZATION_SYSTEM_PROMPT,
         prompt=f"<conversation>\n{conversation}\n</conversation>\n\n{instructions}",
