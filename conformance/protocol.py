@@ -312,9 +312,10 @@ def validate_shape(op: str, result: object) -> None:
     got = json_kind(result)
     if got not in kinds:
         want = " or ".join(sorted(kinds))
+        shown = json.dumps(result, ensure_ascii=True)
+        cut = shown if len(shown) <= 120 else f"{shown[:120]}… ({len(shown)} characters)"
         raise ProtocolViolation(
-            f"{op} result must be {want} at its top level (protocol v1), got {got}: "
-            f"{_preview(json.dumps(result, ensure_ascii=True).encode())}"
+            f"{op} result must be {want} at its top level (protocol v1), got {got}: {cut}"
         )
 
 

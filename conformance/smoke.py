@@ -32,7 +32,6 @@ from typing import Any, Final
 
 from conformance.cases import Case, load_cases
 from conformance.cli_args import impl_spec, output_file, seconds
-from conformance.compare import shorten
 from conformance.errors import AdapterError, EnvironmentMissing, StartupFailed
 from conformance.protocol import ERROR_TYPES, STDOUT_RULE, quote_line, validate_shape
 from conformance.transport.resolve import (
@@ -177,7 +176,9 @@ def _bench_requests(folder: Path) -> dict[str, Mapping[str, Any]]:
 
 
 def _one_line(text: str) -> str:
-    return shorten(" ".join(text.split()), NOTE_CHARS)
+    """`text` on one line, cut at its end to `NOTE_CHARS`."""
+    line = " ".join(text.split())
+    return line if len(line) <= NOTE_CHARS else line[: NOTE_CHARS - 1] + "…"
 
 
 def _open(spec: str, timeout: float) -> WireImplementation:
@@ -209,7 +210,7 @@ def _ask(impl: WireImplementation, op: str, case: str | None, args: Mapping[str,
         if stray:
             status = "protocol violation"
             first = next(line for line in stray.splitlines() if line.strip())
-            note = f"a second line after the answer: {quote_line(first, 60)}; {STDOUT_RULE}"
+            note = f"a second line after the answer ({STDOUT_RULE}): {quote_line(first)}"
     except EnvironmentMissing as missing:
         status, note = "not run", missing.message
     except AdapterError as error:

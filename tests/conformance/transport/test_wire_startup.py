@@ -1,0 +1,89 @@
+"""The wire's start-up checks and framing probes against the scripted fake."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from conformance.errors import StartupFailed
+from conformance.protocol import STDOUT_RULE
+from conformance.transport.wire import WireImplementation
+
+pytestmark = pytest.mark.slow  # each test starts the fake implementation as a process
+
+ARGS = {"content": "a\nb\nc", "maxLines": 2}
+Fake = Callable[..., list[str]]
+
+
+def wire(command: list[str]) -> WireImplementation:
+    return WireImplementation(command, timeout=5.0, startup_timeout=10.0)
+
+
+class TestHelloOps:
+    """A hello listing an op the suite does not know fails the start."""
+
+    def test_typo_is_a_startup_failure_naming_the_op_meant(self, fake: Fake) -> None:
+        """`truncate.tial` fails the handshake, and `truncate.tail` is named."""
+        impl = wire(fake("typo-op"))
+        with pytest.raises(StartupFailed) as caught:
+            impl.call("truncate.head", ARGS)
+        assert caught.value.message == (
+            "handshake failed: protocol violation: hello lists an op the suite does not "
+            'know: "truncate.tial" (did you mean "truncate.tail"?)'
+        )
+
+    def test_every_unknown_op_is_named(self, fake: Fake) -> None:
+        """Three unknown ops: the one error names all three."""
+        impl = wire(fake("typo-op", "extra-ops"))
+        with pytest.raises(StartupFailed, match="hello lists 3 ops") as caught:
+            impl.call("truncate.head", ARGS)
+        for op in ("truncate.tial", "sesion.parse", "frobnicate.all"):
+            assert f'"{op}"' in caught.value.message
+
+
+class TestLogOnStdout:
+    """A line on stdout before the hello's answer: the start fails, saying logs go to stderr."""
+
+    @pytest.mark.parametrize(
+        ("mode", "quoted"),
+        [
+            ("stdout-log", '"[debug] fake: listening on stdin"'),
+            ("stdout-json-log", '"{\\"level\\": \\"info\\", \\"msg\\": \\"fake: ready\\"}"'),
+        ],
+    )
+    def test_log_line_is_quoted_with_the_rule(self, fake: Fake, mode: str, quoted: str) -> None:
+        """A text or JSON log line is quoted, and the rule says where logs belong."""
+        impl = wire(fake(mode))
+        with pytest.raises(StartupFailed) as caught:
+            impl.call("truncate.head", ARGS)
+        message = caught.value.message
+        assert f"the first line on stdout is not the answer to hello: {quoted}" in message
+        assert message.endswith(STDOUT_RULE)
+
+
+class TestFraming:
+    """What `ctxspec smoke` reads of the wire: the id sent, lines past an answer."""
+
+    def test_request_ids_and_no_stray_output(self, fake: Fake) -> None:
+        """The hello is request 1; each call's id is kept; a clean answer leaves nothing."""
+        impl = wire(fake())
+        try:
+            impl.call("truncate.head", ARGS)
+            assert impl.last_request_id == 2
+            assert impl.stray_output(0.05) == b""
+            impl.call("truncate.tail", ARGS)
+            assert impl.last_request_id == 3
+        finally:
+            impl.close()
+
+    def test_a_second_answer_line_is_stray_output(self, fake: Fake) -> None:
+        """An answer written twice: the second line is taken as stray output."""
+        impl = wire(fake("duplicate"))
+        try:
+            impl.call("truncate.head", ARGS)
+            stray = impl.stray_output(1.0)
+            assert stray.startswith(b'{"id": 2, "result": ')
+            impl.call("truncate.tail", ARGS)  # read clean: the stray line was taken
+        finally:
+            impl.close()
