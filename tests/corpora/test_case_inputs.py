@@ -19,11 +19,10 @@ from collections.abc import Mapping
 from typing import Final
 
 import pytest
-from corpus_kinds import UNKNOWN, entry_kinds, kinds_of, walking_ops
+from corpus_kinds import CORE, UNKNOWN, entry_kinds, kinds_of, walking_ops
 
 from conformance.cases import Case, load_cases
 
-CORE: Final = frozenset({"message:user", "message:assistant", "message:toolResult"})
 _METADATA = frozenset({"thinking_level_change", "model_change", "custom", "label", "session_info"})
 _SESSION_ROLES = frozenset({"message:bashExecution", "message:custom"})
 _SUMMARY_ROLES = frozenset({"message:branchSummary", "message:compactionSummary"})

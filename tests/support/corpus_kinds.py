@@ -23,6 +23,7 @@ from reference.messages import MESSAGE_ROLES
 from reference.session import ENTRY_TYPES, parse_session_entries
 
 __all__ = [
+    "CORE",
     "MESSAGE_KINDS",
     "UNKNOWN",
     "entry_kinds",
@@ -31,6 +32,8 @@ __all__ = [
 ]
 
 UNKNOWN: Final = "unknown"
+# the messages every port of Pi's context layer takes: the model's own three roles
+CORE: Final = frozenset({"message:user", "message:assistant", "message:toolResult"})
 MESSAGE_KINDS: Final = tuple(f"message:{role}" for role in MESSAGE_ROLES)
 
 
