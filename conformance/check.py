@@ -26,6 +26,7 @@ import pytest
 from conformance.cases import Case, rule_index, same_input
 from conformance.compare import Difference, render, render_value, shorten
 from conformance.equivalence import result_differences
+from conformance.errors import ProtocolViolation
 from conformance.profiles import Profile
 from conformance.protocol import validate_shape
 from conformance.results import Findings
@@ -77,7 +78,11 @@ def answer(impl: Implementation, op: str, args: Mapping[str, Any]) -> Reply:
     require_op(impl, op)
     reply = impl.call(op, args)
     if reply.error is None:
-        validate_shape(op, reply.result)
+        try:
+            validate_shape(op, reply.result)
+        except ProtocolViolation as violation:
+            violation.pending(op, args)
+            raise
     return reply
 
 

@@ -4,7 +4,8 @@
   (it did not start, answered garbage or the wrong id, hung, or died). The runner turns
   each into that case's *error* status and goes on with a fresh process. Messages and
   stderr tails are capped (`MESSAGE_CHARS`, `STDERR_CHARS`: head and tail kept, with
-  sizes), so no answer of any size reaches a report whole.
+  sizes), so no answer of any size reaches a report whole. An error that broke a request
+  carries that request (`pending`), which its text shows as JSON (`REQUEST_CHARS`).
 - `StopAfterTimeout`: raised, instead of calling again, by an implementation that timed
   out earlier in the same test. It is a `BaseException` on purpose: hypothesis neither
   retries nor shrinks on it, so a property stops at its first timeout.
@@ -16,12 +17,16 @@
 
 from __future__ import annotations
 
-from typing import Final
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, Final
 
 from conformance.compare import shorten
 
 __all__ = [
     "MESSAGE_CHARS",
+    "REQUEST_CHARS",
     "STDERR_CHARS",
     "AdapterError",
     "CorpusError",
@@ -35,12 +40,16 @@ __all__ = [
 
 MESSAGE_CHARS: Final = 4000
 STDERR_CHARS: Final = 9000  # the wire keeps 8 KiB of stderr; a margin for its header
+REQUEST_CHARS: Final = 2000  # the pending request shown: head and tail, as a rendered value
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 class AdapterError(Exception):
-    """The implementation under test misbehaved; `stderr_tail` is what it last logged."""
+    """The implementation under test misbehaved; `stderr_tail` is what it last logged,
+    `request` the request it was answering (`{op, args}`, None when none was pending)."""
 
     kind = "adapter error"
+    request: dict[str, Any] | None = None
 
     def __init__(self, message: str, *, stderr_tail: str = "") -> None:
         message = shorten(message, MESSAGE_CHARS)
@@ -48,8 +57,25 @@ class AdapterError(Exception):
         self.message = message
         self.stderr_tail = shorten(stderr_tail, STDERR_CHARS)
 
+    def pending(self, op: str, args: Mapping[str, Any]) -> AdapterError:
+        """This error, naming the request that was pending when it happened (the first
+        one named is kept)."""
+        if self.request is None:
+            self.request = {"op": op, "args": dict(args)}
+        return self
+
+    def request_text(self) -> str:
+        """The pending request as one JSON line, head and tail within `REQUEST_CHARS`
+        (lone surrogates escaped as JSON escapes them), or "" when none is known."""
+        if self.request is None:
+            return ""
+        text = json.dumps(self.request, ensure_ascii=False)
+        return shorten(_SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", text), REQUEST_CHARS)
+
     def __str__(self) -> str:
         text = f"{self.kind}: {self.message}"
+        if self.request is not None:
+            text += f"\n  request: {self.request_text()}"
         if self.stderr_tail:
             text += "\n--- stderr (tail) ---\n" + self.stderr_tail
         return text

@@ -460,7 +460,7 @@ def pytest_runtest_makereport(
         findings = findings or (told.findings if told is not None else None)
         entry = record(
             described, status=status, duration=report.duration, message=message,
-            findings=findings,
+            findings=findings, request=_pending_request(excinfo),
         )  # fmt: skip
         if told is not None and status != "expected-failure":
             entry["example"] = told.example
@@ -472,6 +472,14 @@ def pytest_runtest_makereport(
     if call.excinfo is not None and not item.config.getoption("usepdb"):
         forget_locals(call.excinfo.value)  # rendered: its answer is no longer needed
     return report
+
+
+def _pending_request(excinfo: pytest.ExceptionInfo[BaseException] | None) -> dict[str, Any] | None:
+    """The request an implementation was answering when it broke (`AdapterError.pending`)."""
+    error = excinfo.value if excinfo is not None else None
+    if isinstance(error, StopAfterTimeout):
+        error = error.timeout
+    return error.request if isinstance(error, AdapterError) else None
 
 
 def _done_with_example(item: pytest.Item, described: dict[str, Any], status: str) -> None:

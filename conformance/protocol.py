@@ -22,6 +22,7 @@ from typing import Any, Final, Literal
 
 import jsonschema
 
+from conformance.compare import shorten
 from conformance.errors import ProtocolViolation
 
 __all__ = [
@@ -55,6 +56,9 @@ PROTOCOL_VERSION: Final = 1
 ErrorType = Literal["unsupported", "invalid_input", "internal"]
 ERROR_TYPES: Final = ("unsupported", "invalid_input", "internal")
 STDOUT_RULE: Final = "stdout carries only protocol lines: write logs to stderr"
+# an answer that broke the protocol is shown up to this size, head and tail (PROTOCOL.md's
+# bounds: a rendered value in a failure)
+PREVIEW_CHARS: Final = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,10 +316,9 @@ def validate_shape(op: str, result: object) -> None:
     got = json_kind(result)
     if got not in kinds:
         want = " or ".join(sorted(kinds))
-        shown = json.dumps(result, ensure_ascii=True)
-        cut = shown if len(shown) <= 120 else f"{shown[:120]}… ({len(shown)} characters)"
+        shown = shorten(json.dumps(result, ensure_ascii=True), PREVIEW_CHARS)
         raise ProtocolViolation(
-            f"{op} result must be {want} at its top level (protocol v1), got {got}: {cut}"
+            f"{op} result must be {want} at its top level (protocol v1), got {got}: {shown}"
         )
 
 
@@ -336,6 +339,15 @@ def quote_line(line: bytes, limit: int = 120) -> str:
     return f"{shown}… (the first {limit} of {len(text)} characters)"
 
 
-def _preview(line: bytes, limit: int = 120) -> str:
-    shown = line[:limit]
-    return repr(shown) + ("…" if len(line) > limit else "")
+def _preview(line: bytes) -> str:
+    """An answer line that broke the protocol, as a report shows it: quoted as a JSON
+    string (bytes that are not UTF-8 as U+FFFD), its head and tail kept within
+    `PREVIEW_CHARS` with its size, as a rendered value in a failure is.
+
+    >>> print(_preview(b"{'id': 1}\\n"))
+    "{'id': 1}"
+    >>> _preview(b"x" * 5000 + b"y")[-14:]
+    'xxxxxxxxxxxxy"'
+    """
+    text = line.decode("utf-8", "replace").rstrip("\r\n")
+    return shorten(json.dumps(text, ensure_ascii=False), PREVIEW_CHARS)

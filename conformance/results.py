@@ -6,7 +6,9 @@ it is (`id`, `kind`, `boundary`, `op`, `rule`, `level`, `source`), its `status` 
 record whose answer was compared and differs (status `failed`, or `expected-failure`)
 also has its `differences` in structured form (`path`, `kind`, short rendered `expected`
 and `actual`; the first `SHOWN_DIFFERENCES`), their `differenceCount`, and the `classes`
-it belongs to.
+it belongs to. An *error* record has the `request` that was pending when the
+implementation broke the protocol, timed out or crashed (`{op, args}`, or past
+`_REQUEST_KEPT` chars `{shortened: text}`), as its message shows it.
 
 A *divergence class* groups the differences of every record by `(op, path, kind)`: the
 op answered, the JSON path with list indices elided (`$.skills[*].baseDir`), and the
@@ -25,6 +27,7 @@ docs/results.md says what each status means and where *error* ends and *failure*
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from collections import Counter
@@ -87,6 +90,7 @@ SHOWN_DIFFERENCES: Final = 50  # structured differences kept in one record
 SHOWN_WINDOWS: Final = 20  # differing windows kept of one string difference
 TERMINAL_CLASSES: Final = 20  # classes the terminal summary shows (the files show all)
 _VALUE_CHARS: Final = 200  # a rendered value in a structured difference
+_REQUEST_KEPT: Final = 20000  # an error record's pending request, kept whole up to this size
 _KIND_LABEL: Final = {"case": "cases", "property": "properties"}
 _INDEX: Final = re.compile(r"\[\d+\]")
 
@@ -319,13 +323,19 @@ def record(
     duration: float,
     message: str | None = None,
     findings: Findings | None = None,
+    request: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The record of one test; `findings` are kept for the statuses in `CLASSED` only."""
+    """The record of one test; `findings` are kept for the statuses in `CLASSED` only,
+    the pending `request` for an error only."""
     entry = dict(described, status=status, duration=round(duration, 6))
     if message is not None:
         entry["message"] = stable_text(message[:20000])
     if findings is not None and status in CLASSED:
         entry.update(findings.to_record())
+    if request is not None and status == "error":
+        text = json.dumps(request, ensure_ascii=True)
+        short = len(text) > _REQUEST_KEPT
+        entry["request"] = {"shortened": shorten(text, _REQUEST_KEPT)} if short else dict(request)
     return entry
 
 

@@ -461,10 +461,12 @@ class WireImplementation(Implementation):
             message = child.request(op, args, self.timeout)
         except Timeout as timeout:
             child.kill()
+            timeout.pending(op, args)
             self._timed_out = timeout
             raise
-        except AdapterError:
+        except AdapterError as broken:
             child.kill()  # its state is unknown now: the next call starts afresh
+            broken.pending(op, args)
             raise
         if "error" in message:
             error = message["error"]
