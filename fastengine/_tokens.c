@@ -43,6 +43,9 @@ static PyObject *s_tool_call_kind, *s_usage, *s_stop_reason, *s_aborted, *s_erro
 static PyObject *s_total_tokens, *s_usage_parts[4];
 
 #define LIMIT (1LL << 60) /* counts beyond it go to the reference's arithmetic */
+/* JavaScript adds usage counts as doubles, exact while every sum stays within 2**53: a
+ * sum beyond it goes to the reference's arithmetic (reference._jsnum.js_add) */
+#define EXACT (1LL << 53)
 
 /* Whether two exact str are equal: by pointer, else length, kind and bytes. */
 static int same(PyObject *a, PyObject *b) {
@@ -229,6 +232,7 @@ static int usage_size(PyObject *usage, long long *size) {
         long long value = PyLong_AsLongLongAndOverflow(part, &overflow);
         if (overflow || value > LIMIT || value < -LIMIT) return -1;
         *size += value;
+        if (*size > EXACT || *size < -EXACT) return -1;
     }
     return 0;
 }
@@ -279,6 +283,7 @@ static PyObject *context_tokens(PyObject *module, PyObject *messages) {
         trailing += tokens;
     }
     if (last < 0) return Py_BuildValue("(LiLO)", trailing, 0, trailing, Py_None);
+    if (usage + trailing > EXACT || usage + trailing < -EXACT) Py_RETURN_NONE;
     return Py_BuildValue("(LLLn)", usage + trailing, usage, trailing, last);
 }
 

@@ -1,9 +1,12 @@
-"""JavaScript number formatting: `String(n)` and `n.toFixed(d)`.
+"""JavaScript numbers: `String(n)`, `n.toFixed(d)`, and `+` on doubles (`js_add`).
 
 `formatSize` prints `${bytes}B` and `(bytes / 1024).toFixed(1)`. Python's `str` and
 `format(x, ".1f")` differ from JavaScript in two ways that reach the output: the
 exponent thresholds of `String(n)` (`1e21`, `1e-7`) and `toFixed`'s tie-breaking, which
 rounds an exact half *up* (`(1.25).toFixed(1) == "1.3"`; Python gives `"1.2"`).
+
+A JavaScript number is a double: `JSON.parse` rounds an integer past 2**53 to the nearest
+one, and `+` rounds each sum, where Python's ints add exactly (`js_add`).
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import math
 from decimal import ROUND_HALF_UP, Decimal
 
-__all__ = ["js_number_to_string", "js_to_fixed"]
+__all__ = ["js_add", "js_number_to_string", "js_to_fixed"]
 
 
 def js_number_to_string(value: float) -> str:
@@ -58,3 +61,24 @@ def js_to_fixed(value: float, digits: int) -> str:
     rounded = abs(exact).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
     text = f"{rounded:.{digits}f}"
     return "-" + text if value < 0 else text
+
+
+def js_add(first: float, *more: float) -> float:
+    """`first + more[0] + ...` on JavaScript numbers: each a double, added left to right
+    with IEEE rounding; an integral finite sum comes back as an int.
+
+    >>> js_add(2**53, 1, 1), js_add(3, 4), js_add(0.1, 0.2), js_add(10**400, 1)
+    (9007199254740992, 7, 0.30000000000000004, inf)
+    """
+    total = _double(first)
+    for number in more:
+        total += _double(number)
+    return int(total) if total.is_integer() else total
+
+
+def _double(number: float) -> float:
+    """The double JSON.parse makes of a number (an int past the doubles is infinite)."""
+    try:
+        return float(number)
+    except OverflowError:
+        return math.inf if number > 0 else -math.inf

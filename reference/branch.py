@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reference import branch_summary
+from reference._jsjson import js_join
 from reference.branch_summary import *  # noqa: F403  (every name re-exported: `__all__`)
 from reference.branch_summary import (
     DEFAULT_BRANCH_RESERVE_TOKENS,
@@ -283,6 +284,8 @@ def _content_text(content: Any) -> str:
         return content
     if content is None:
         raise InvalidInput("content", "a target without content has no editor text")
-    return "".join(
-        str(b.get("text")) for b in content if isinstance(b, Mapping) and b.get("type") == "text"
+    # contentText: the text blocks' `text` joined, as `join` writes them (a missing or
+    # null text as "", a number as String(n))
+    return js_join(
+        (b.get("text") for b in content if isinstance(b, Mapping) and b.get("type") == "text"), ""
     )

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reference._jsjson import js_join
 from reference.errors import InvalidInput
 from reference.file_ops import (
     FileOperations,
@@ -270,7 +271,8 @@ def branch_summary_result(
         return BranchSummaryResult(error=failure)
     if any(b.get("type") == "toolCall" for b in reply.content):
         return BranchSummaryResult(error="Branch summarization attempted to call a tool")
-    text = "\n".join(str(b.get("text")) for b in reply.content if b.get("type") == "text")
+    # contentText: the text blocks' `text` joined as `join` writes them (null as "")
+    text = js_join((b.get("text") for b in reply.content if b.get("type") == "text"), "\n")
     read, modified = compute_file_lists(preparation.file_ops)
     summary = BRANCH_SUMMARY_PREAMBLE + text + format_file_operations(read, modified)
     return BranchSummaryResult(

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from reference import file_ops, transcript
+from reference._jsnum import js_add
 from reference.errors import InvalidInput
 from reference.file_ops import *  # noqa: F403  (every name re-exported: `__all__`)
 from reference.file_ops import (
@@ -165,7 +166,9 @@ def should_compact(
     >>> should_compact(111616, 128000, s), should_compact(111617, 128000, s)
     (False, True)
     """
-    return bool(settings.enabled) and context_tokens > context_window - settings.reserve_tokens
+    # `!settings.enabled` is JavaScript truthiness; the subtraction is on doubles
+    threshold = js_add(context_window, -settings.reserve_tokens)
+    return js_truthy(settings.enabled) and context_tokens > threshold
 
 
 def projects_to(entry: Entry, roles: frozenset[str]) -> bool:

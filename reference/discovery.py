@@ -12,6 +12,7 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reference._utf16 import js_trim
 from reference.tree import Listing, join, normalize, parent, strip_bom
 
 __all__ = [
@@ -76,7 +77,8 @@ def load_context_file_from_dir(listing: Listing, directory: str) -> ContextFile 
 def find_git_paths(listing: Listing, cwd: str) -> GitPaths | None:
     """The nearest `.git` at or above `cwd`, as Pi reads it (no git process).
 
-    A `.git` directory needs a `HEAD`. A `.git` file starting `gitdir: ` names the git
+    A `.git` directory needs a `HEAD`. A `.git` file starting `gitdir: ` (after JS's
+    `trim()`, which drops a BOM) names the git
     dir (relative to the file's directory), which needs a `HEAD`; its `commondir`, if
     any, names the common git dir (relative to the git dir). A `.git` file of any other
     text is passed over and the walk goes on upwards. Anything unreadable ends the walk.
@@ -95,10 +97,11 @@ def find_git_paths(listing: Listing, cwd: str) -> GitPaths | None:
         text = listing.read_text(git)
         if text is None:
             return None
-        text = text.strip()
+        # JS trim(): a BOM goes, U+001C-U+001F and U+0085 stay (unlike str.strip)
+        text = js_trim(text)
         if not text.startswith(GITDIR_PREFIX):
             continue
-        git_dir = _resolve(directory, text[len(GITDIR_PREFIX) :].strip())
+        git_dir = _resolve(directory, js_trim(text[len(GITDIR_PREFIX) :]))
         head = join(git_dir, "HEAD")
         if not listing.exists(head):
             return None
@@ -108,7 +111,7 @@ def find_git_paths(listing: Listing, cwd: str) -> GitPaths | None:
             common_text = listing.read_text(common_file)
             if common_text is None:
                 return None
-            common = _resolve(git_dir, common_text.strip())
+            common = _resolve(git_dir, js_trim(common_text))
         return GitPaths(repo_dir=directory, common_git_dir=common, head_path=head)
     return None
 

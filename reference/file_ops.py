@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reference._utf16 import utf16_key
 from reference.session import js_truthy
 
 __all__ = [
@@ -121,8 +122,8 @@ def extract_file_ops_from_message(
 def compute_file_lists(ops: FileOperations) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(read-only files, modified files), each sorted by UTF-16 code units."""
     modified = set(ops.edited) | set(ops.written)
-    read_only = sorted((f for f in ops.read if f not in modified), key=_utf16_key)
-    return tuple(read_only), tuple(sorted(modified, key=_utf16_key))
+    read_only = sorted((f for f in ops.read if f not in modified), key=utf16_key)
+    return tuple(read_only), tuple(sorted(modified, key=utf16_key))
 
 
 def format_file_operations(read_files: Sequence[str], modified_files: Sequence[str]) -> str:
@@ -154,7 +155,3 @@ def previous_file_ops(previous: Entry | None) -> FileOperations:
 
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
-
-
-def _utf16_key(text: str) -> bytes:
-    return text.encode("utf-16-be", "surrogatepass")

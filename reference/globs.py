@@ -4,7 +4,8 @@
   segment, `**` spans segments, `{a,b}` braces and `[...]` classes expand, and a wildcard
   never matches a name starting with `.` unless the pattern writes the dot;
 - `expand_glob(listing, pattern, root)`: the entries under `root` a package manifest's glob
-  names (Node's `fs.globSync` with `cwd: root`), sorted, none inside a `.`-name;
+  names (Node's `fs.globSync` with `cwd: root`), sorted by UTF-16 code units, none inside a
+  `.`-name;
 - RES-7, settings and package entries as patterns: `is_pattern` (an override `!x`, `+x`,
   `-x`, or a glob), `apply_patterns` (plain globs keep, `!` drops, `+` adds back, `-`
   drops for good), `enabled_by_overrides` (what a root's own file is: on unless `!`
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Final
 
+from reference._utf16 import utf16_key
 from reference.tree import Listing, Symlink, join
 
 __all__ = [
@@ -72,7 +74,9 @@ def _glob_regex(pattern: str) -> re.Pattern[str] | None:
             regex += "(?:(?!\\.)[^/]+(?:/(?!\\.)[^/]+)*)?" if last else "(?:(?!\\.)[^/]+/)*"
         else:
             regex += _segment_regex(segment) + ("" if last else "/")
-    return re.compile(regex + "$")
+    # matched whole (`fullmatch`): minimatch's `$` is the end of the path, where Python's
+    # `$` would also match before a final "\n"
+    return re.compile(regex)
 
 
 def _braces(pattern: str) -> list[str]:
@@ -95,7 +99,7 @@ def glob_match(path: str, pattern: str) -> bool:
     """
     for option in _braces(pattern):
         regex = _glob_regex(option)
-        if regex is not None and regex.match(path):
+        if regex is not None and regex.fullmatch(path):
             return True
     return False
 
@@ -123,7 +127,7 @@ def expand_glob(listing: Listing, pattern: str, root: str) -> list[str]:
 
     if listing.is_dir(root):
         walk(root)
-    return sorted(found)
+    return sorted(found, key=utf16_key)  # Pi sorts with `<`: UTF-16 code units
 
 
 def is_pattern(entry: str) -> bool:

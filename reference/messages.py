@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from reference._jsdate import js_date_ms
+from reference._jsjson import js_string, js_truthy
 from reference.errors import InvalidInput
 
 __all__ = [
@@ -77,14 +78,15 @@ def bash_execution_to_text(message: Message) -> str:
     """
     command, output = message.get("command"), message.get("output")
     text = f"Ran `{_text(command)}`\n"
-    text += f"```\n{output}\n```" if output else "(no output)"
+    # JavaScript truthiness decides each part: `[]` and `{}` are true, NaN false
+    text += f"```\n{js_string(output)}\n```" if js_truthy(output) else "(no output)"
     exit_code = message.get("exitCode")
-    if message.get("cancelled"):
+    if js_truthy(message.get("cancelled")):
         text += "\n\n(command cancelled)"
-    elif exit_code is not None and exit_code != 0:
-        text += f"\n\nCommand exited with code {_text(exit_code)}"
-    if message.get("truncated") and message.get("fullOutputPath"):
-        text += f"\n\n[Output truncated. Full output: {_text(message['fullOutputPath'])}]"
+    elif exit_code is not None and (isinstance(exit_code, bool) or exit_code != 0):  # !== 0
+        text += f"\n\nCommand exited with code {js_string(exit_code)}"
+    if js_truthy(message.get("truncated")) and js_truthy(message.get("fullOutputPath")):
+        text += f"\n\n[Output truncated. Full output: {js_string(message['fullOutputPath'])}]"
     return text
 
 
@@ -104,7 +106,7 @@ def convert_to_llm(messages: Sequence[Message]) -> tuple[dict[str, Any], ...]:
         if role in PASS_THROUGH_ROLES:
             out.append(dict(message))
         elif role == "bashExecution":
-            if message.get("excludeFromContext"):
+            if js_truthy(message.get("excludeFromContext")):
                 continue
             out.append(_user([_text_block(bash_execution_to_text(message))], message))
         elif role == "custom":
@@ -173,6 +175,4 @@ def _text_block(text: Any) -> dict[str, Any]:
 def _text(value: Any) -> str:
     if isinstance(value, bool) or value is None or isinstance(value, Mapping | list):
         raise InvalidInput("message", f"expected text, got {type(value).__name__}")
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+    return js_string(value)  # a number as String(n) writes it: `1e-7`, `1e+21`

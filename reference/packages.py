@@ -26,12 +26,12 @@ Directory scans pass over what ignore files match (RES-9, `reference.ignore`).
 
 from __future__ import annotations
 
-import json
 import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reference._jsjson import js_parse
 from reference.errors import InvalidInput
 from reference.globs import (
     OVERRIDE_PREFIXES,
@@ -112,7 +112,7 @@ def _settings(listing: Listing, path: str) -> dict[str, Any]:
     if text is None:
         return {}
     try:
-        data = json.loads(strip_bom(text))
+        data = js_parse(strip_bom(text))  # JSON.parse: NaN or Infinity is no JSON
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}

@@ -6,7 +6,8 @@ An explicit skill, prompt-template, theme or extension path (`--skill`, `additio
 
 - the value is trimmed as JavaScript's `trim()` does (spaces, tabs, line breaks, NBSP,
   BOM...), so `" /x/skills "` is `/x/skills` and a value of only spaces is `cwd` itself;
-- `~` alone is `$HOME`, `~/rest` is `$HOME/rest` (`~user` is an ordinary name);
+- `~` alone is `$HOME`, `~/rest` is `$HOME/rest` (`~//x` too is under `$HOME`; `~user`
+  is an ordinary name);
 - an absolute path is normalised (`.`, `..`, `//`), a relative one is resolved against
   `cwd`; `..` stops at the root of the listing;
 - `is_local_path`: a value starting with `npm:`, `git:`, `github:`, `http:`, `https:` or
@@ -58,5 +59,8 @@ def resolve_path(value: str, *, cwd: str, home: str | None, field: str) -> str:
     if core == "~" or core.startswith("~/"):
         if home is None:
             raise InvalidInput("home", f"needed to expand {value!r}")
-        return normalize(posixpath.join(home, core[2:]))
+        # Node's path.join(home, rest) joins with "/": `~//x` is `$HOME/x` (posixpath.join
+        # would restart at an absolute `/x`)
+        return normalize(f"{home}/{core[2:]}")
+    # path.resolve(cwd, value): an absolute value stands alone, as in posixpath.join
     return normalize(posixpath.join(cwd, core))

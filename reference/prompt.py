@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from reference._jsjson import js_property, js_string, js_truthy
+from reference._utf16 import js_trim
 from reference.discovery import ContextFile
 from reference.skills import Skill, format_skills_for_prompt
 
@@ -91,14 +93,17 @@ def build_project_context(files: Sequence[ContextFile]) -> str:
 
 def _default_base(
     tools: Sequence[str],
-    snippets: Mapping[str, str],
+    snippets: Mapping[str, str] | None,
     guidelines: Sequence[str],
     *,
     readme_path: str,
     docs_path: str,
     examples_path: str,
 ) -> str:
-    listed = [f"- {name}: {snippets[name]}" for name in tools if snippets.get(name)]
+    # PROMPT-3: `toolSnippets[name]`, a JS property lookup: a tool named `constructor`
+    # or `toString` finds Object.prototype's function, which is listed as its source text
+    found = {name: None if snippets is None else js_property(snippets, name) for name in tools}
+    listed = [f"- {name}: {js_string(found[name])}" for name in tools if js_truthy(found[name])]
     bullets: list[str] = []
 
     def add(line: str) -> None:
@@ -109,8 +114,9 @@ def _default_base(
     if any(shells) and not any(name in tools for name in FILE_TOOLS):
         add(SHELL_GUIDELINES[shells])
     for item in guidelines:
-        if item.strip():
-            add(item.strip())
+        # JS trim(): a BOM goes, U+001C-U+001F and U+0085 stay (unlike str.strip)
+        if js_trim(item):
+            add(js_trim(item))
     for line in CLOSING_GUIDELINES:
         add(line)
     return "\n".join(
@@ -165,7 +171,7 @@ def build_system_prompt(
         return custom_prompt + append + context + skills_block + CWD_LABEL + shown_cwd + "\n"
     base = _default_base(
         tools,
-        tool_snippets or {},
+        tool_snippets,
         prompt_guidelines or (),
         readme_path=readme_path,
         docs_path=docs_path,

@@ -17,11 +17,11 @@ ignore files it reads match (RES-9, `reference.ignore`).
 
 from __future__ import annotations
 
-import json
 import posixpath
 from collections.abc import Iterator, Sequence
 from typing import Final
 
+from reference._jsjson import js_parse
 from reference.ignore import IgnoreMatcher, IgnoreRuleError, read_rules
 from reference.tree import Listing, join, strip_bom
 
@@ -161,7 +161,7 @@ def manifest(listing: Listing, directory: str) -> dict[str, list[str]] | None:
     if text is None:
         return None
     try:
-        package = json.loads(strip_bom(text))
+        package = js_parse(strip_bom(text))  # JSON.parse: NaN or Infinity is no JSON
     except ValueError:
         return None
     if not isinstance(package, dict) or not isinstance(package.get("pi"), dict):

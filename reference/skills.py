@@ -47,7 +47,9 @@ __all__ = [
 MAX_NAME_LENGTH: Final = 64
 MAX_DESCRIPTION_LENGTH: Final = 1024
 SKILL_FILE: Final = "SKILL.md"
-_NAME_CHARS: Final = re.compile(r"^[a-z0-9-]+$")
+# SKILL-3: JS `/^[a-z0-9-]+$/` (no `m` flag): `$` is the end of the name only, where
+# Python's `$` would also match before a final "\n"
+_NAME_CHARS: Final = re.compile(r"[a-z0-9-]+")
 # SKILL-6: the five XML escapes, `&` first
 XML_ESCAPES: Final = (
     ("&", "&amp;"),
@@ -235,7 +237,7 @@ def parse_skill_file(
     name = raw_name if isinstance(raw_name, str) and raw_name else posixpath.basename(base_dir)
     if code_units(name) > MAX_NAME_LENGTH:
         warn(f"name exceeds {MAX_NAME_LENGTH} characters ({code_units(name)})")
-    if not _NAME_CHARS.match(name):
+    if not _NAME_CHARS.fullmatch(name):
         warn("name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)")
     if name.startswith("-") or name.endswith("-"):
         warn("name must not start or end with a hyphen")

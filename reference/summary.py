@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from reference._jsjson import js_join
 from reference.branch_summary import SUMMARIZATION_SYSTEM_PROMPT, ScriptedReply
 from reference.compaction import CompactionPreparation
 from reference.errors import InvalidInput
@@ -332,8 +333,9 @@ def compact(
         failure = summary_refusal(reply, key)
         if failure is not None:  # CP-8: nothing is produced
             return CompactionOutcome(error=failure, requests=tuple(made))
-        texts[key] = "\n".join(
-            _text(b.get("text")) for b in reply.content if b.get("type") == "text"
+        # contentText: the text blocks' `text` joined as `join` writes them
+        texts[key] = js_join(
+            (b.get("text") for b in reply.content if b.get("type") == "text"), "\n"
         )
         usages.append(reply.usage or {})
     if TURN_PREFIX_REPLY in texts:
@@ -393,11 +395,3 @@ def _cost(usage: Mapping[str, Any]) -> Mapping[str, Any]:
     if not isinstance(cost, Mapping):
         raise InvalidInput("usage.cost", "must be an object")
     return cost
-
-
-def _text(value: Any) -> str:
-    if value is None:
-        return ""  # Array.prototype.join writes undefined as ""
-    if not isinstance(value, str):
-        raise InvalidInput("text", "must be a string")
-    return value

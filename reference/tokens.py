@@ -19,7 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference._jsjson import js_stringify
+from reference._jsjson import js_stringify, js_truthy
+from reference._jsnum import js_add
 from reference._utf16 import code_units
 from reference.errors import InvalidInput
 from reference.messages import role_of
@@ -82,11 +83,11 @@ def calculate_context_tokens(usage: Mapping[str, Any]) -> float:
     8
     """
     total = usage.get("totalTokens")
-    if total:
+    if js_truthy(total):
         return _number("usage.totalTokens", total)
-    return sum(
-        _number(f"usage.{k}", usage.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite")
-    )
+    # CP-1: added as JavaScript adds numbers, in doubles (past 2**53 a sum rounds)
+    parts = ("input", "output", "cacheRead", "cacheWrite")
+    return js_add(*(_number(f"usage.{k}", usage.get(k)) for k in parts))
 
 
 def assistant_usage(message: Message) -> Mapping[str, Any] | None:
@@ -176,7 +177,7 @@ def estimate_context_tokens(messages: Sequence[Message]) -> ContextUsageEstimate
     usage_tokens = calculate_context_tokens(usage)
     trailing = sum(estimate_tokens(m) for m in messages[index + 1 :])
     return ContextUsageEstimate(
-        tokens=usage_tokens + trailing,
+        tokens=js_add(usage_tokens, trailing),
         usage_tokens=usage_tokens,
         trailing_tokens=trailing,
         last_usage_index=index,

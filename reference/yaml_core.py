@@ -22,6 +22,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode
 from yaml.resolver import BaseResolver
 
 from reference._jsjson import js_map_key
+from reference._jsnum import js_number_to_string
 
 __all__ = [
     "CORE_CONSTRUCTORS",
@@ -83,8 +84,8 @@ def _js_key(key: Any) -> str:
         return ""
     if isinstance(key, bool):
         return "true" if key else "false"
-    if isinstance(key, float) and key.is_integer() and abs(key) < 1e21:
-        return str(int(key))
+    if isinstance(key, int | float):
+        return js_number_to_string(key)  # `1e-7`, `Infinity`, `NaN`, as String(n) writes them
     if isinstance(key, list):
         return "[ " + ", ".join(_js_key(k) for k in key) + " ]"
     return str(key)

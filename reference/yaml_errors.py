@@ -14,6 +14,7 @@ from typing import Final
 
 import yaml
 
+from reference._utf16 import canonical, code_units, units
 from reference.yaml_core import FLOW_END, MarkedError, duplicate_at
 
 __all__ = [
@@ -27,7 +28,22 @@ __all__ = [
 
 
 def prettify(source: str, problem: str, index: int, length: int = 1) -> str:
-    """FM-3: `yaml`'s message: problem, position, the line(s) and a caret under it."""
+    """FM-3: `yaml`'s message: problem, position, the line(s) and a caret under it.
+
+    `index` and `length` are in code points of `source`; `yaml` counts columns, cuts
+    long lines and places the caret in UTF-16 code units (a JavaScript string's
+    indices), so an astral character counts twice and a cut may halve it.
+
+    >>> prettify("a: \U0001f642 @", "Bad", 5).splitlines()[0]
+    'Bad at line 1, column 7:'
+    """
+    length = code_units(source[index : index + length])
+    index = code_units(source[:index])
+    return canonical(_prettify(units(source), problem, index, length))
+
+
+def _prettify(source: str, problem: str, index: int, length: int) -> str:
+    """`prettify` over a text of UTF-16 code units (one `str` character each)."""
     starts = [0] + [m.end() for m in re.finditer("\n", source)]
     line = max(i for i, start in enumerate(starts) if start <= index) + 1
     col = index - starts[line - 1] + 1
