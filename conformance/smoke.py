@@ -33,7 +33,7 @@ from typing import Any, Final
 from conformance.cases import Case, load_cases
 from conformance.cli_args import impl_spec, output_file, seconds
 from conformance.errors import AdapterError, EnvironmentMissing, StartupFailed
-from conformance.protocol import ERROR_TYPES, STDOUT_RULE, quote_line, validate_shape
+from conformance.protocol import ERROR_TYPES, quote_line, validate_shape
 from conformance.transport.resolve import (
     InstallError,
     canonical_name,
@@ -59,7 +59,8 @@ __all__ = [
 
 DEFAULT_TIMEOUT: Final = 10.0  # seconds per request: a smoke test is over in seconds
 STRAY_WAIT: Final = 0.02  # seconds to wait, after each answer, for a line that should not come
-NOTE_CHARS: Final = 100  # a row's note is one line of at most this many characters
+NOTE_CHARS: Final = 120  # a row's note is one line of at most this many characters
+STRAY_RULE: Final = "one line per answer, logs on stderr"
 
 # a row's status -> (what it means, whether the op answered in shape)
 STATUSES: Final[Mapping[str, tuple[str, bool]]] = {
@@ -72,6 +73,8 @@ STATUSES: Final[Mapping[str, tuple[str, bool]]] = {
     "not run": ("this machine lacks what the op needs (e.g. ripgrep)", True),
     "no request": ("the corpus has no case of this op", True),
 }  # fmt: skip
+
+UNASKED: Final = ("not run", "no request")  # the statuses of a listed op not asked
 
 SMOKE_FAILED: Final = 1
 STARTUP_FAILED: Final = 6  # as `ctxspec conform`'s STARTUP_FAILED_STATUS
@@ -123,7 +126,7 @@ class Smoke:
             "implementation": self.implementation,
             "hello": self.hello,
             "startupFailed": self.startup_failed,
-            "rows": [asdict(row) for row in self.rows],
+            "rows": [{**asdict(row), "ms": round(row.ms, 1)} for row in self.rows],
             "status": self.status,
             "seconds": round(self.seconds, 3),
         }
@@ -210,7 +213,7 @@ def _ask(impl: WireImplementation, op: str, case: str | None, args: Mapping[str,
         if stray:
             status = "protocol violation"
             first = next(line for line in stray.splitlines() if line.strip())
-            note = f"a second line after the answer ({STDOUT_RULE}): {quote_line(first)}"
+            note = f"a second line after the answer ({STRAY_RULE}): {quote_line(first)}"
     except EnvironmentMissing as missing:
         status, note = "not run", missing.message
     except AdapterError as error:
@@ -226,29 +229,28 @@ def smoke(spec: str, timeout: float = DEFAULT_TIMEOUT) -> Smoke:
 
     Raises `InstallError` for a named implementation that cannot be installed.
     """
-    started = time.perf_counter()
-    impl = _open(spec, timeout)
-    command = shlex.join(impl.argv)
-    try:
+    with tempfile.TemporaryDirectory(prefix="ctxspec-smoke-") as scratch:
+        requests = requests_by_op(Path(scratch))  # the corpus first: it may be broken
+        started = time.perf_counter()
+        impl = _open(spec, timeout)
+        command = shlex.join(impl.argv)
         try:
-            hello = dict(impl.hello)
-        except StartupFailed as error:
-            return Smoke(
-                implementation=spec, command=command, hello=None, startup_failed=str(error)
-            )
-        rows = [_hello_row(hello, (time.perf_counter() - started) * 1000)]
-        with tempfile.TemporaryDirectory(prefix="ctxspec-smoke-") as scratch:
-            requests = requests_by_op(Path(scratch))
+            try:
+                hello = dict(impl.hello)
+            except StartupFailed as error:
+                return Smoke(
+                    implementation=spec, command=command, hello=None, startup_failed=str(error)
+                )
+            rows = [_hello_row(hello, (time.perf_counter() - started) * 1000)]
             for op in sorted(set(hello["ops"]) - {"hello"}):
-                if op not in requests:
+                if op in requests:
+                    rows.append(_ask(impl, op, *requests[op]))
+                else:
                     rows.append(
                         Row(op=op, id=None, status="no request", ms=0.0, note="no case of this op")
                     )
-                    continue
-                case, args = requests[op]
-                rows.append(_ask(impl, op, case, args))
-    finally:
-        impl.close()
+        finally:
+            impl.close()
     seconds = time.perf_counter() - started
     return Smoke(
         implementation=spec, command=command, hello=hello, rows=tuple(rows), seconds=seconds
@@ -282,15 +284,19 @@ def table(result: Smoke) -> Iterator[str]:
 
 
 def summary(result: Smoke) -> str:
+    """One line: how many listed ops answered in shape, and the time from the start."""
     ops = [row for row in result.rows if row.op != "hello"]
     broken = [row for row in ops if not row.in_shape]
-    errors = sum(row.status in ERROR_TYPES for row in ops)
     when = f"in {result.seconds:.1f} s"
     if broken:
         named = ", ".join(f"{row.op} ({row.status})" for row in broken)
         return f"{len(broken)} of {len(ops)} listed ops did not answer in shape {when}: {named}"
-    typed = f" ({errors} with a typed error)" if errors else ""
-    return f"all {len(ops)} listed ops answered in shape{typed} {when}"
+    errors = sum(row.status in ERROR_TYPES for row in ops)
+    unasked = sum(row.status in UNASKED for row in ops)
+    counts = ((errors, "with a typed error"), (unasked, "not asked"))
+    extras = ", ".join(f"{n} {what}" for n, what in counts if n)
+    asked = f"all {len(ops)}" if not unasked else f"{len(ops) - unasked} of {len(ops)}"
+    return f"{asked} listed ops answered in shape{f' ({extras})' if extras else ''} {when}"
 
 
 def _startup_message(result: Smoke) -> str:
@@ -311,7 +317,7 @@ def main_smoke(options: argparse.Namespace) -> int:
     if result.startup_failed is not None:
         print(_startup_message(result), file=sys.stderr)
     else:
-        print(f"ctxspec smoke: {spec}, protocol {result.hello and result.hello['protocol']}")
+        print(f"ctxspec smoke: {spec}")
         for line in table(result):
             print(line)
     if options.json:

@@ -16,6 +16,7 @@ from conformance.protocol import OPS, STDOUT_RULE, validate_args
 from conformance.smoke import (
     EXIT_STATUS,
     STATUSES,
+    STRAY_RULE,
     Row,
     Smoke,
     requests_by_op,
@@ -123,7 +124,7 @@ class TestSmokeRuns:
         ("mode", "status", "note"),
         [
             ("wrong-type", "protocol violation", "result must be object at its top level"),
-            ("duplicate", "protocol violation", f"a second line after the answer ({STDOUT_RULE})"),
+            ("duplicate", "protocol violation", f"a second line after the answer ({STRAY_RULE})"),
             ("garbage", "protocol violation", "not a JSON line"),
             ("wrong-id", "protocol violation", "answers no pending request"),
             ("crash", "crashed", "exited with status 3"),
