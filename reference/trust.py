@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from reference._jsjson import js_assign, js_own_keys, js_stringify
+from reference._utf16 import utf16_key
 from reference.errors import InvalidInput
 from reference.tree import Listing, join, parent, strip_bom
 
@@ -206,13 +208,17 @@ def parse_trust_store(text: str, path: str) -> dict[str, bool | None]:
         raise UnreadableTrustStore("notJson", path, message) from None
     if not isinstance(parsed, dict):
         raise InvalidTrustStore(f"Invalid trust store {path}: expected an object")
-    for key, value in parsed.items():
+    data: dict[str, bool | None] = {}
+    # TRUST-1: Object.entries order (index-like keys first) decides which bad value is named
+    for key in js_own_keys(parsed):
+        value = parsed[key]
         if value is not True and value is not False and value is not None:
             raise InvalidTrustStore(
-                f"Invalid trust store {path}: value for {json.dumps(key, ensure_ascii=False)}"
+                f"Invalid trust store {path}: value for {js_stringify(key)}"
                 " must be true, false, or null"
             )
-    return dict(parsed)
+        js_assign(data, key, value)  # `data[key] = value`: a `__proto__` key is dropped
+    return data
 
 
 def read_trust_store(listing: Listing, agent_dir: str) -> dict[str, bool | None]:
@@ -354,12 +360,10 @@ def _store_text(decisions: Decisions, updates: Updates) -> str:
             data.pop(key, None)
         else:
             data[key] = value
-    ordered = {key: data[key] for key in sorted(data, key=_utf16_key)}
-    return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
-
-
-def _utf16_key(text: str) -> bytes:
-    return text.encode("utf-16-be", "surrogatepass")
+    # TRUST-6: keys sorted as `sort()` sorts (UTF-16 units), then JSON.stringify(sorted,
+    # null, 2), which writes index-like keys first and escapes lone surrogates
+    ordered = {key: data[key] for key in sorted(data, key=utf16_key)}
+    return js_stringify(ordered, 2) + "\n"
 
 
 def _stored_if_readable(
