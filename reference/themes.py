@@ -26,17 +26,15 @@ The theme's `name` is its JSON `name`, whatever its type (None when absent).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference._jsjson import js_map_key, js_own_keys
-from reference._jsnum import js_number_to_string
-from reference._jsregex import JS_SPACE
-from reference._utf16 import code_units
+from reference._jsjson import OBJECT_PROTOTYPE as OBJECT_MEMBERS
+from reference._jsjson import js_map_key, js_own_keys, js_parse, js_string
+from reference._utf16 import JS_SPACE, code_units
 from reference.skills import Diagnostic, SourceInfo
 from reference.tree import Listing, join, strip_bom
 
@@ -70,22 +68,7 @@ BACKGROUND_KEYS: Final = frozenset(
     }
 )
 # what `name in object` also finds on a plain object and on an array: their prototypes'
-OBJECT_PROTOTYPE: Final = frozenset(
-    [
-        "constructor",
-        "__defineGetter__",
-        "__defineSetter__",
-        "hasOwnProperty",
-        "__lookupGetter__",
-        "__lookupSetter__",
-        "isPrototypeOf",
-        "propertyIsEnumerable",
-        "toString",
-        "valueOf",
-        "__proto__",
-        "toLocaleString",
-    ]
-)
+OBJECT_PROTOTYPE: Final = frozenset(OBJECT_MEMBERS)
 ARRAY_PROTOTYPE: Final = OBJECT_PROTOTYPE | frozenset(
     [
         "length",
@@ -151,29 +134,6 @@ class Theme:
         if extended and self.source_info is not None:
             wire["sourceInfo"] = self.source_info.to_pi()
         return wire
-
-
-def js_string(value: Any) -> str:
-    """JavaScript's `String(value)` for a JSON value (`[object Object]` for an object).
-
-    >>> js_string([1, None, "a"]), js_string(2.0), js_string({"a": 1})
-    ('1,,a', '2', '[object Object]')
-    """
-    if value is None or value is _UNDEFINED:
-        return "null" if value is None else "undefined"
-    if value is True or value is False:
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return js_number_to_string(value)
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return ",".join("" if item is None else js_string(item) for item in value)
-    return "[object Object]"
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _spread(value: Any) -> dict[str, Any]:
@@ -284,7 +244,7 @@ def theme_error(text: str, path: str) -> str | None:
     "Cannot read properties of undefined (reading 'startsWith')"
     """
     try:
-        theme = json.loads(strip_bom(text), parse_constant=_no_constants)
+        theme = js_parse(strip_bom(text))
     except ValueError:
         return f"Failed to parse theme {path}: SyntaxError"
     if not isinstance(theme, dict) or "colors" not in theme:
@@ -306,7 +266,7 @@ def _load_file(listing: Listing, path: str, themes: list[Theme], diags: list[Dia
     if problem is not None:
         diags.append(Diagnostic(type="warning", message=problem, path=path))
         return
-    parsed = json.loads(strip_bom(text))
+    parsed = js_parse(strip_bom(text))
     name = parsed.get("name")
     if isinstance(name, float) and math.isfinite(name) and name.is_integer():
         name = int(name)
