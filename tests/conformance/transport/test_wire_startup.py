@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from conform import conform
 
 from conformance.errors import StartupFailed
+from conformance.plugin import STARTUP_FAILED_STATUS
 from conformance.protocol import STDOUT_RULE
 from conformance.transport.wire import WireImplementation
 
@@ -87,3 +91,26 @@ class TestFraming:
             impl.call("truncate.tail", ARGS)  # read clean: the stray line was taken
         finally:
             impl.close()
+
+
+class TestConformStops:
+    """`ctxspec conform` stops at such a start: exit 6, one error, the cause in the results."""
+
+    @pytest.mark.parametrize(
+        ("mode", "said"),
+        [
+            ("typo-op", '"truncate.tial" (did you mean "truncate.tail"?)'),
+            ("stdout-log", f'"[debug] fake: listening on stdin"; {STDOUT_RULE}'),
+        ],
+    )
+    def test_exit_6_naming_the_cause(
+        self, tmp_path: Path, fake: Fake, mode: str, said: str
+    ) -> None:
+        """The whole corpus selected, yet one error saying what to fix; no record."""
+        code, output, data = conform(tmp_path, "--impl", shlex.join(fake(mode)), timeout=120)
+        assert code == STARTUP_FAILED_STATUS, output
+        assert output.count("did not start") == 1, output
+        assert said in output
+        assert "Traceback" not in output
+        assert data["records"] == []
+        assert said in data["header"]["startupFailed"]
