@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import posixpath
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -24,7 +23,7 @@ from typing import Any, Final
 from reference import _utf8
 from reference._jsnum import js_number_to_string
 from reference._jsregex import js_trim
-from reference._utf16 import code_units, js_slice
+from reference.engine import nul_refused
 from reference.tool_result import LIMIT_SHOWN, ToolResult
 from reference.truncate import (
     GREP_MAX_LINE_LENGTH,
@@ -45,7 +44,7 @@ __all__ = [
     "grep_result",
     "grep_ripgrep_args",
     "grep_shown_path",
-    "spawn_argument_error",
+    "spawn_refusal",
 ]
 
 # GREP-5: what a grep under a path that is not there is answered
@@ -175,21 +174,18 @@ def grep_ripgrep_args(
     return [*args, "--", pattern, search_path]
 
 
-def spawn_argument_error(args: Sequence[str]) -> str | None:
-    """GREP-8: Node's refusal to spawn an argument holding NUL, which Pi passes on.
+def spawn_refusal(pattern: str, glob: str | None = None) -> str | None:
+    """GREP-9: Node's refusal to start rg with an argument holding U+0000, which Pi passes on.
 
-    >>> spawn_argument_error(["--", "a\\x00b"])
-    "The argument 'args[1]' must be a string without null bytes. Received 'a\\\\x00b'"
+    Node checks rg's arguments in order, and the glob comes before the pattern (GREP-7):
+    the first that holds U+0000 is named (`reference.engine.nul_refused`).
+
+    >>> spawn_refusal("a\\x00b", glob="*\\x00"), spawn_refusal("a")
+    ('<NUL in glob>', None)
     """
-    for index, arg in enumerate(args):
-        if "\x00" in arg:
-            shown = _node_inspect_string(arg)
-            if code_units(shown) > 128:  # cut in UTF-16 code units, a pair may be split
-                shown = js_slice(shown, 0, 128) + "..."
-            return (
-                f"The argument 'args[{index}]' must be a string without null bytes. "
-                f"Received {shown}"
-            )
+    for parameter, value in (("glob", glob), ("pattern", pattern)):
+        if value and "\x00" in value:
+            return nul_refused(parameter)
     return None
 
 
@@ -287,43 +283,6 @@ def _text_field(value: object) -> str | None:
     if isinstance(value, dict) and isinstance(value.get("text"), str):
         return str(value["text"])
     return None
-
-
-# util.inspect's escapes for a string (Node 22): C0 controls, quote, backslash, C1, DEL
-_INSPECT_META = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r"}
-_INSPECT_ESCAPE = re.compile("[\x00-\x1f\x7f-\x9f'\\\\\ud800-\udfff]")
-_INSPECT_ESCAPE_NO_QUOTE = re.compile("[\x00-\x1f\x7f-\x9f\\\\\ud800-\udfff]")
-
-
-def _node_inspect_string(text: str) -> str:
-    """`util.inspect(text)` for the message of Node's ERR_INVALID_ARG_VALUE."""
-    # past breakLength - 4 code units (the error formats with breakLength 80), a string's
-    # lines are shown as a sum of strings
-    if code_units(text) > 76:
-        pieces = [piece for piece in re.split("(?<=\n)", text) if piece]
-        return " +\n  ".join(_node_quote(piece) for piece in pieces)
-    return _node_quote(text)
-
-
-def _node_quote(text: str) -> str:
-    quote = "'"
-    if "'" in text:
-        if '"' not in text:
-            quote = '"'
-        elif "`" not in text and "${" not in text:
-            quote = "`"
-
-    def one(match: re.Match[str]) -> str:
-        char = match.group()
-        code = ord(char)
-        if char in "\\'":
-            return "\\" + char
-        if 0xD800 <= code <= 0xDFFF:
-            return f"\\u{code:x}"
-        return _INSPECT_META.get(code, f"\\x{code:02X}")
-
-    escapes = _INSPECT_ESCAPE if quote == "'" else _INSPECT_ESCAPE_NO_QUOTE
-    return quote + escapes.sub(one, text) + quote
 
 
 def context_lines(data: bytes) -> tuple[str, ...]:

@@ -7,15 +7,15 @@
   not a json file`. Each file is loaded or gives a warning with the load's message.
 - `theme_error(text, path)`: THEME-2, why a theme file does not load (None: it loads),
   as Pi checks it while building the theme's colours, in this order:
-  the text is JSON (BOM stripped; else `Failed to parse theme <path>: SyntaxError`, the
-  engine's own words after it left out, as V8's are not Pi's), an object with a `colors`
-  key (`Invalid theme "<path>": expected an object with a "colors" map.`), the colours
-  with five fallbacks filled in (`scrollbarTrack` from `muted`, `scrollbarThumb` and
+  the text is JSON (BOM stripped; else `Failed to parse theme <path>: <SyntaxError>`: V8's
+  words are the engine's, not Pi's, written by their kind, `reference.engine`), an object
+  with a `colors` key (`Invalid theme "<path>": expected an object with a "colors" map.`),
+  the colours with five fallbacks filled in (`scrollbarTrack` from `muted`, `scrollbarThumb` and
   `searchMatchText` from `text`, `thinkingMax` from `thinkingXhigh`, `searchMatchBg`
   from `selectedBg`) each resolved through `vars` (a number, `""` or a `#...` string is
   a value, any other string names a variable: `Variable reference not found: <name>`,
-  `Circular variable reference detected: <name>`; other values are JavaScript's
-  TypeErrors), then each foreground colour and each background colour a 6-digit hex
+  `Circular variable reference detected: <name>`; other values fail as JavaScript fails,
+  `<TypeError>`), then each foreground colour and each background colour a 6-digit hex
   (`Invalid hex color: <value>`).
 - `dedupe_themes(themes)`: THEME-3, the first theme of a name wins (a missing or null
   name is `unnamed`; names are compared as JavaScript's `Map` compares keys, so two object
@@ -35,6 +35,7 @@ from typing import Any, Final
 from reference._jsjson import OBJECT_PROTOTYPE as OBJECT_MEMBERS
 from reference._jsjson import js_map_key, js_own_keys, js_parse, js_string
 from reference._utf16 import JS_SPACE, code_units
+from reference.engine import js_exception
 from reference.skills import Diagnostic, SourceInfo
 from reference.tree import Listing, join, strip_bom
 
@@ -155,7 +156,7 @@ def _spread(value: Any) -> dict[str, Any]:
 def _get(value: Any, key: str) -> Any:
     """`value[key]` for a JSON value (only an object has the colour names)."""
     if value is None:
-        raise _ThemeError(f"Cannot read properties of null (reading '{key}')")
+        raise _ThemeError(js_exception("TypeError"))  # reading `key` of null
     if isinstance(value, dict):
         return value.get(key, _UNDEFINED)
     return _UNDEFINED
@@ -163,9 +164,8 @@ def _get(value: Any, key: str) -> Any:
 
 def _in(name: str, holder: Any) -> tuple[bool, Any]:
     """`name in holder` and, when true, `holder[name]`."""
-    if holder is None or not isinstance(holder, dict | list):
-        shown = "null" if holder is None else js_string(holder)
-        raise _ThemeError(f"Cannot use 'in' operator to search for '{name}' in {shown}")
+    if not isinstance(holder, dict | list):
+        raise _ThemeError(js_exception("TypeError"))  # `in` on null or a primitive
     if isinstance(holder, dict):
         if name in holder:
             return True, holder[name]
@@ -184,11 +184,8 @@ def _resolve(value: Any, variables: Any) -> Any:
     while True:
         if isinstance(value, int | float) and not isinstance(value, bool):
             return value
-        if value is _UNDEFINED or value is None:
-            which = "undefined" if value is _UNDEFINED else "null"
-            raise _ThemeError(f"Cannot read properties of {which} (reading 'startsWith')")
-        if not isinstance(value, str):
-            raise _ThemeError("value.startsWith is not a function")
+        if not isinstance(value, str):  # undefined, null, a boolean, an object or a list
+            raise _ThemeError(js_exception("TypeError"))  # `value.startsWith(...)` fails
         if value == "" or value.startswith("#"):
             return value
         if value in seen:
@@ -241,12 +238,12 @@ def theme_error(text: str, path: str) -> str | None:
     >>> theme_error('{"colors": {' + colors + '}}', "/t.json")
     'Invalid hex color: #12345'
     >>> theme_error('{"colors": {}}', "/t.json")
-    "Cannot read properties of undefined (reading 'startsWith')"
+    '<TypeError>'
     """
     try:
         theme = js_parse(strip_bom(text))
     except ValueError:
-        return f"Failed to parse theme {path}: SyntaxError"
+        return f"Failed to parse theme {path}: {js_exception('SyntaxError')}"
     if not isinstance(theme, dict) or "colors" not in theme:
         return f'Invalid theme "{path}": expected an object with a "colors" map.'
     try:

@@ -21,6 +21,7 @@ from typing import Any, Final
 from reference import _utf8, grep, tool_result
 from reference._jsnum import js_number_to_string
 from reference._utf16 import relative_index
+from reference.engine import js_exception, nul_refused, system_error
 from reference.grep import *  # noqa: F403  (every name re-exported: `__all__`)
 from reference.stream import OutputSnapshot
 from reference.tool_result import *  # noqa: F403  (every name re-exported: `__all__`)
@@ -34,30 +35,25 @@ from reference.truncate import (
 __all__ = [
     "NO_OUTPUT",
     "READ_DIRECTORY",
-    "READ_MISSING",
+    "READ_LOOKUP_ERRORS",
     "bash_result",
     "read_directory",
     "read_failed",
     "read_missing",
+    "read_nul_refused",
     "read_result",
 ]
 __all__ += grep.__all__ + tool_result.__all__  # re-exported
 
 NO_OUTPUT = "(no output)"
-# READ-5: why a path does not resolve (`reference.tree.Listing.lookup`), as Node words it
-READ_LOOKUP_ERRORS: Final = {
-    "ENOENT": "ENOENT: no such file or directory",
-    "ENOTDIR": "ENOTDIR: not a directory",
-    "ELOOP": "ELOOP: too many symbolic links encountered",
-}
-# READ-5: what a read of a path that is not there (or not a file) is answered;
-# the read texts are Node's own errors, which Pi passes on
-READ_MISSING = READ_LOOKUP_ERRORS["ENOENT"] + ", access '{path}'"
-READ_DIRECTORY = "EISDIR: illegal operation on a directory, read"
-READ_NO_LINE_AT_FRACTION = (
-    'The "string" argument must be of type string or an instance of Buffer or ArrayBuffer. '
-    "Received undefined"
-)
+# READ-5: what a read of a path that does not resolve, or is no file, is answered: Node's
+# own errors, which Pi passes on, written by their kind (`reference.engine`); a path
+# holding U+0000 is refused by Node before any lookup
+READ_LOOKUP_ERRORS: Final = ("ENOENT", "ENOTDIR", "ELOOP")
+READ_DIRECTORY = system_error("EISDIR")
+# READ-6: measuring the line at a fractional index, which holds nothing, throws Node's
+# argument check (a TypeError)
+READ_NO_LINE_AT_FRACTION = js_exception("TypeError")
 
 
 def read_missing(absolute_path: str) -> ToolResult:
@@ -66,17 +62,24 @@ def read_missing(absolute_path: str) -> ToolResult:
 
 
 def read_failed(error: str, absolute_path: str) -> ToolResult:
-    """READ-5: read on a path the kernel refuses to look up: Node's message for `error`.
+    """READ-5: read on a path the kernel refuses to look up (`error`: ENOENT, ENOTDIR, ELOOP).
 
     >>> read_failed("ELOOP", "/w/l").text
-    "ELOOP: too many symbolic links encountered, access '/w/l'"
+    '<ELOOP /w/l>'
     """
-    return ToolResult(text=f"{READ_LOOKUP_ERRORS[error]}, access '{absolute_path}'", rejected=True)
+    if error not in READ_LOOKUP_ERRORS:
+        raise ValueError(f"{error!r} is no lookup error of read ({', '.join(READ_LOOKUP_ERRORS)})")
+    return ToolResult(text=system_error(error, absolute_path), rejected=True)
 
 
 def read_directory() -> ToolResult:
     """READ-5: read on a directory."""
     return ToolResult(text=READ_DIRECTORY, rejected=True)
+
+
+def read_nul_refused() -> ToolResult:
+    """READ-5: read on a path holding U+0000, which Node refuses to look up."""
+    return ToolResult(text=nul_refused("path"), rejected=True)
 
 
 def read_result(

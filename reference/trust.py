@@ -28,6 +28,7 @@ from typing import Any, Final, Literal
 
 from reference._jsjson import js_assign, js_own_keys, js_stringify
 from reference._utf16 import utf16_key
+from reference.engine import js_exception, system_error
 from reference.errors import InvalidInput
 from reference.tree import Listing, join, parent, strip_bom
 
@@ -202,9 +203,9 @@ def parse_trust_store(text: str, path: str) -> dict[str, bool | None]:
     """
     try:
         parsed = json.loads(strip_bom(text), parse_constant=_no_constants)
-    except ValueError as error:
-        # TRUST-1: Pi prefixes V8's JSON.parse message, whose wording is V8's own
-        message = f"Failed to read trust store {path}: {error}"
+    except ValueError:
+        # TRUST-1: Pi prefixes V8's JSON.parse message, whose wording is V8's own: its kind
+        message = f"Failed to read trust store {path}: {js_exception('SyntaxError')}"
         raise UnreadableTrustStore("notJson", path, message) from None
     if not isinstance(parsed, dict):
         raise InvalidTrustStore(f"Invalid trust store {path}: expected an object")
@@ -228,12 +229,9 @@ def read_trust_store(listing: Listing, agent_dir: str) -> dict[str, bool | None]
         return {}
     text = listing.read_text(path)
     if text is None:
-        # TRUST-1: Node's readFileSync error, after Pi's prefix
-        cause = (
-            "EISDIR: illegal operation on a directory, read"
-            if listing.is_dir(path)
-            else f"EACCES: permission denied, open '{path}'"
-        )
+        # TRUST-1: Node's readFileSync error after Pi's prefix, by its kind: reading a
+        # directory names no path, opening a file without read permission names it
+        cause = system_error("EISDIR") if listing.is_dir(path) else system_error("EACCES", path)
         raise UnreadableTrustStore(
             "unreadable", path, f"Failed to read trust store {path}: {cause}"
         )

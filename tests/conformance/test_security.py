@@ -91,7 +91,7 @@ class TestConfinement:
         reply = impl.call("tool.read", args)
         assert reply.result == {
             "isError": True,
-            "text": "ENOENT: no such file or directory, access '/etc/passwd'",
+            "text": "<ENOENT /etc/passwd>",
         }
 
     def test_error_messages_carry_virtual_paths(self, impl: Implementation) -> None:

@@ -193,15 +193,12 @@ class TestThemes:
     @pytest.mark.parametrize(
         ("text", "message"),
         [
-            ("{x", "Failed to parse theme /t.json: SyntaxError"),
+            ("{x", "Failed to parse theme /t.json: <SyntaxError>"),
             ('{"name": "t"}', 'Invalid theme "/t.json": expected an object with a "colors" map.'),
-            ('{"colors": null}', "Cannot read properties of null (reading 'scrollbarTrack')"),
+            ('{"colors": null}', "<TypeError>"),  # reading a colour of null
             ('{"colors": {' + COLORS + ', "x": "v"}}', "Variable reference not found: v"),
-            (
-                '{"colors": {' + COLORS + ', "x": "v"}, "vars": 5}',
-                "Cannot use 'in' operator to search for 'v' in 5",
-            ),
-            ('{"colors": {' + COLORS + ', "x": true}}', "value.startsWith is not a function"),
+            ('{"colors": {' + COLORS + ', "x": "v"}, "vars": 5}', "<TypeError>"),  # `in` on 5
+            ('{"colors": {' + COLORS + ', "x": true}}', "<TypeError>"),  # true.startsWith
             ('{"colors": {' + COLORS + ', "x": "#0x0000"}}', "Invalid hex color: #0x0000"),
         ],
     )

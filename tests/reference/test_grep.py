@@ -101,31 +101,20 @@ def test_fractional_limits_stay_fractional() -> None:
 
 
 @pytest.mark.parametrize(
-    ("value", "shown"),
+    ("pattern", "glob", "refused"),
     [
-        ("a\x00b", "'a\\x00b'"),
-        ("it's\x00", '"it\'s\\x00"'),
-        ("'\"\x00", "`'\"\\x00`"),
-        ("'\"`\x00", "'\\'\"`\\x00'"),
-        ("\\\x7f\x00\x0b\t\ud800", "'\\\\\\x7F\\x00\\x0B\\t\\ud800'"),
+        ("a\x00b", None, "<NUL in pattern>"),
+        ("a\x00b", "*\x00", "<NUL in glob>"),  # rg gets the glob first
+        ("a", "*\x00", "<NUL in glob>"),
+        ("a\x00", "", "<NUL in pattern>"),  # an empty glob is not passed
+        ("a", "*.md", None),
     ],
 )
-def test_node_refuses_a_nul_argument_and_inspects_it(value: str, shown: str) -> None:
-    args = tools.grep_ripgrep_args(value, "/w")
-    assert tools.spawn_argument_error(args) == (
-        f"The argument 'args[5]' must be a string without null bytes. Received {shown}"
-    )
-
-
-def test_a_long_refused_argument_is_split_at_newlines_and_cut_at_128() -> None:
-    value = ("x" * 60 + "\n") * 3 + "\x00"
-    message = tools.spawn_argument_error(["--", value])
-    assert message is not None
-    shown = message.split("Received ", 1)[1]
-    assert shown == (
-        "'" + "x" * 60 + "\\n' +\n  '" + "x" * 58 + "..."
-    )  # 128 characters of the inspection, then "..."
-    assert tools.spawn_argument_error(["--", "ok"]) is None
+def test_node_refuses_an_argument_holding_nul(
+    pattern: str, glob: str | None, refused: str | None
+) -> None:
+    """GREP-9: the refusal names the parameter, not Node's words (reference.engine)."""
+    assert tools.spawn_refusal(pattern, glob=glob) == refused
 
 
 def test_the_op_takes_files_in_ripgreps_usual_order(tmp_path: Path) -> None:

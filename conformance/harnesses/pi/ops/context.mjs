@@ -6,6 +6,7 @@
 // package's own documentation paths are shown as /pi/... (they differ per machine).
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { portable } from "../../kit/engine.mjs";
 import { mapObjectKeys } from "../../kit/jsontext.mjs";
 import { confineSettings, materialize, pathArgument, realPath, virtualize, removeTree } from "../../kit/tree.mjs";
 
@@ -20,12 +21,13 @@ export const needs = {
 };
 
 // Pi's message for a trust store it cannot read, as {kind, path, message?}: `unreadable` (a
-// file-system error, Node's message), `notJson` (V8's JSON.parse wording is left out: it
-// is the engine's, not Pi's), `invalid` (JSON of the wrong shape, Pi's message)
+// file-system error: Pi's prefix, then Node's error as its kind, `<EISDIR>`), `notJson`
+// (no message: after Pi's prefix it is V8's JSON.parse wording, the engine's, not Pi's),
+// `invalid` (JSON of the wrong shape, Pi's message)
 function trustStoreError(message, path) {
   if (message.startsWith("Invalid trust store")) return { kind: "invalid", path, message };
   const cause = message.slice(`Failed to read trust store ${path}: `.length);
-  if (/^E[A-Z]+: /.test(cause)) return { kind: "unreadable", path, message };
+  if (/^E[A-Z]+: /.test(cause)) return { kind: "unreadable", path, message: portable(message) };
   return { kind: "notJson", path };
 }
 
@@ -156,7 +158,7 @@ export default async function contextOps(context) {
         } catch (error) {
           const message = String(error?.message);
           if (message.startsWith("Invalid trust store")) return { thrown: message };
-          if (message.startsWith("Failed to read trust store")) throw new context.InvalidInput(message, "trustStore");
+          if (message.startsWith("Failed to read trust store")) throw new context.InvalidInput(portable(message), "trustStore");
           throw error;
         }
         let stored = null;
@@ -299,12 +301,9 @@ export default async function contextOps(context) {
             if (extended) theme.sourceInfo = t.sourceInfo;
             return theme;
           });
-          // a theme that is no JSON: Pi quotes V8's JSON.parse wording after `SyntaxError`,
-          // which is the engine's, not Pi's: left out
-          result.themeDiagnostics = themes.diagnostics.map((d) => {
-            const parse = /^(Failed to parse theme .*: SyntaxError): /s.exec(d.message);
-            return parse ? { ...d, message: parse[1] } : d;
-          });
+          // a theme that is no JSON (Pi quotes V8's SyntaxError after its prefix) or that fails
+          // as JavaScript fails (V8's TypeError): the engine's words, written as their kind
+          result.themeDiagnostics = themes.diagnostics.map((d) => ({ ...d, message: portable(d.message) }));
         }
         if (include.has("extensions")) {
           result.extensionPaths = loadedPaths;

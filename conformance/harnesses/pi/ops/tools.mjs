@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { portable } from "../../kit/engine.mjs";
 import { materialize, realPath, virtualize, removeTree } from "../../kit/tree.mjs";
 import { toolFailed } from "../shims.mjs";
 
@@ -20,15 +21,20 @@ export default async function toolOps({ load }) {
   const { createBashToolDefinition } = await load("core/tools/bash.js");
   const { createGrepToolDefinition } = await load("core/tools/grep.js");
 
-  // the tool's answer on the wire: a result, or a rejection turned into an error text
-  async function outcome(run) {
+  // the tool's answer on the wire: a result, or a rejection turned into an error text. With
+  // `params` (read, grep: the call's strings a refused NUL may come from), a rejection that
+  // is the runtime's own error is written as its kind (kit/engine.mjs); bash's text is the
+  // command's output, never rewritten
+  async function outcome(run, params) {
+    const rejection = (text) => (params === undefined ? text : portable(text, params));
     try {
       const result = await run();
       const text = result.content.map((block) => block.text ?? "").join("");
       const isError = toolFailed(result);
-      return result.details === undefined ? { isError, text } : { isError, text, details: result.details };
+      const shown = isError ? rejection(text) : text;
+      return result.details === undefined ? { isError, text: shown } : { isError, text: shown, details: result.details };
     } catch (error) {
-      return { isError: true, text: String(error?.message ?? error) };
+      return { isError: true, text: rejection(String(error?.message ?? error)) };
     }
   }
 
@@ -55,7 +61,7 @@ export default async function toolOps({ load }) {
       const params = { path: toReal(real, a.path) };
       if (a.offset !== undefined) params.offset = a.offset;
       if (a.limit !== undefined) params.limit = a.limit;
-      return outcome(() => tool.execute("ctxspec", params));
+      return outcome(() => tool.execute("ctxspec", params), { path: a.path });
     });
 
   async function bash(a) {
@@ -117,7 +123,7 @@ export default async function toolOps({ load }) {
         // a cwd that is not a directory of the tree: Pi's own error comes from execute
       }
       try {
-        return await outcome(() => tool.execute("ctxspec", params));
+        return await outcome(() => tool.execute("ctxspec", params), { glob: a.glob, pattern: a.pattern, path: a.path });
       } finally {
         process.chdir(before);
         for (const [key, value] of savedEnv) {

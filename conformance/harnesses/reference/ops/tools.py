@@ -77,6 +77,8 @@ def read(args: Mapping[str, Any]) -> dict[str, Any]:
         raise InvalidInput("path", "must be a string")
     listing = Listing.from_wire(args.get("tree") or {})
     target = _resolve(args, path)
+    if "\x00" in target:  # READ-5: Node refuses the string before any lookup
+        return tools.read_nul_refused().to_pi()
     real, error = listing.lookup(target)  # READ-5: links followed as the kernel does
     entry = listing.entries.get(real) if real is not None else None
     if isinstance(entry, Directory):
@@ -191,6 +193,9 @@ def _grep_in(root: Path, rg: str, call: _GrepCall) -> dict[str, Any]:
         is_directory = stat.S_ISDIR(os.stat(search_path).st_mode)
     except (OSError, ValueError):
         return tools.grep_path_missing(search_path).to_pi()
+    refused = tools.spawn_refusal(call.pattern, glob=call.glob)  # Node checks them first
+    if refused is not None:
+        return tools.ToolResult(text=refused, rejected=True).to_pi()
     rg_args = tools.grep_ripgrep_args(
         call.pattern,
         search_path,
@@ -198,9 +203,6 @@ def _grep_in(root: Path, rg: str, call: _GrepCall) -> dict[str, Any]:
         ignore_case=call.ignore_case,
         literal=call.literal,
     )
-    refused = tools.spawn_argument_error(rg_args)  # Node checks the JS strings themselves
-    if refused is not None:
-        return tools.ToolResult(text=refused, rejected=True).to_pi()
     # Pi runs rg in its own process directory, the session's cwd (GREP-6); one that is not
     # a directory leaves it where the host runs, outside the tree
     run_in = cwd if os.path.isdir(cwd) else str(root.parent)
