@@ -24,6 +24,15 @@ from conformance.transport.base import Implementation
 TOOL_RULES: Final = {"tool.read": "READ-3", "tool.bash": "BASH-1", "tool.grep": "GREP-1"}
 
 
+# a timeout or an abort costs a real adapter most of a second per request (the timeout's own
+# wait): the cases pin those endings (BASH-2); the property draws the outputs around them
+_SLOW_ENDINGS: Final = ("timedOut", "timeout", "aborted")
+
+
+def _quick(args: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in args.items() if key not in _SLOW_ENDINGS}
+
+
 def _differential(impl: Implementation, op: str, args: dict[str, Any]) -> None:
     reply = answer(impl, op, args)
     assert_same(op, args, handle(op, args), reply)
@@ -44,4 +53,4 @@ def _differential(impl: Implementation, op: str, args: dict[str, Any]) -> None:
 @given(data=st.data())
 def test_tool_matches_reference(impl: Implementation, op: str, data: st.DataObject) -> None:
     """Differential: the tool's result text equals the reference's on drawn arguments."""
-    _differential(impl, op, data.draw(OP_ARGS[op], label="args"))
+    _differential(impl, op, data.draw(OP_ARGS[op].map(_quick), label="args"))
