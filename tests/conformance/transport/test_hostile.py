@@ -335,7 +335,7 @@ class TestStartup:
         ("mode", "said"),
         [
             ("crash-at-start", "cannot start on purpose"),
-            ("bad-hello", "not a JSON line"),
+            ("bad-hello", 'not the answer to hello: "hello yourself"'),
             ("old-protocol", "speaks protocol 0"),
             ("hello-without-ops", "'ops' is a required property"),
         ],
