@@ -88,11 +88,13 @@ def _project(start: Path, root: Path) -> Path:
 
 
 def _record_trust(home: Path, project: Path, level: str) -> None:
+    """Append the decision: a config.toml of the tree keeps every byte it had (CRLF too)."""
     path = config_file(home)
-    before = path.read_text(encoding="utf-8") if path.exists() else ""
-    separator = "\n" if before and not before.endswith("\n") else ""
+    before = path.read_bytes() if path.exists() else b""
+    separator = b"\n" if before and not before.endswith(b"\n") else b""
     entry = f"[projects.{toml_string(str(project))}]\ntrust_level = {toml_string(level)}\n"
-    path.write_text(before + separator + entry, encoding="utf-8")
+    with path.open("ab") as config:
+        config.write(separator + entry.encode())
 
 
 def _instruction_text(items: Any) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -91,6 +92,17 @@ class TestInstall:
         with pytest.raises(InvalidInput) as raised:
             handler(args)
         assert raised.value.field == field
+
+
+def test_recorded_trust_keeps_the_trees_config_bytes(tmp_path: Path) -> None:
+    """A decision is appended: a config.toml of the case's tree keeps its CRLF and bytes."""
+    config = tmp_path / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_bytes(b'model = "x"\r\n# \xff')
+    instructions._record_trust(tmp_path, Path("/w"), "trusted")
+    assert config.read_bytes() == (
+        b'model = "x"\r\n# \xff\n[projects."/w"]\ntrust_level = "trusted"\n'
+    )
 
 
 class TestReplayPlan:
