@@ -207,7 +207,7 @@ def _show_cases(cases: Sequence[Case], ids: Sequence[str]) -> int:
     for case_id in ids:
         case = by_id[case_id]
         expect = _expect(case)
-        record = {
+        record: dict[str, Any] = {
             "id": case.id,
             "op": case.op,
             "rule": case.rule,
