@@ -8,7 +8,8 @@ without the `u` flag:
   so an astral character is two;
 - `i` compares characters by ECMAScript's `Canonicalize` (`canonical_unit`): a unit's
   upper case when that is one unit, unless it would map a non-ASCII unit to ASCII
-  (`ſ`, `ı` and the Kelvin sign stay themselves; `ß` has no one-unit upper case);
+  (`ſ`, `ı` and the Kelvin sign stay themselves; `ß` has no one-unit upper case), in
+  Node 22's Unicode 17, whose newer case pairs (U+019B and U+A7DC, ...) Python 3.11 lacks;
 - the syntax is Annex B's: `\\d \\w \\s` and their negations are the ASCII sets (`\\s` JS's
   whitespace), `\\b` the ASCII word boundary (a backspace in a class), identity escapes
   for other letters, `\\0`-`\\7` octal escapes (no capture groups exist here), `[]`
@@ -47,6 +48,19 @@ CLASS_ESCAPES: Final = {
     "s": JS_SPACE,
 }
 CONTROL_ESCAPES: Final = {"n": "\n", "r": "\r", "t": "\t", "f": "\f", "v": "\v"}
+# `toUpperCase` of Node 22 (ICU 78, Unicode 17) where Python 3.11's `str.upper` (Unicode
+# 14) has no mapping yet: the case pairs Unicode added since, found by comparing every BMP
+# code unit (tests/reference/test_javascript.py checks them all against Node)
+UPPER_SINCE_UNICODE_14: Final = {
+    "\u019b": "\ua7dc",  # ƛ
+    "\u0264": "\ua7cb",  # ɤ
+    "\u1c8a": "\u1c89",
+    "\ua7cd": "\ua7cc",
+    "\ua7cf": "\ua7ce",
+    "\ua7d3": "\ua7d2",
+    "\ua7d5": "\ua7d4",
+    "\ua7db": "\ua7da",
+}
 
 
 class JsSyntaxError(ValueError):
@@ -60,7 +74,7 @@ def canonical_unit(unit: str) -> str:
     >>> canonical_unit("a"), canonical_unit("\\u017f"), canonical_unit("\\u00df")
     ('A', 'ſ', 'ß')
     """
-    upper = unit.upper()
+    upper = UPPER_SINCE_UNICODE_14.get(unit) or unit.upper()
     if len(upper) != 1:
         return unit
     if ord(unit) >= 128 and ord(upper) < 128:

@@ -26,6 +26,7 @@ from reference._jsjson import (
     js_truthy,
 )
 from reference._jsnum import js_add, js_number_to_string
+from reference._jsregex import canonical_unit
 from reference._utf16 import JS_SPACE, js_trim, utf16_key
 from reference.compaction import CompactionSettings, should_compact
 from reference.errors import InvalidInput
@@ -246,3 +247,21 @@ def test_helpers_answer_as_node(node: Path, tmp_path: Path) -> None:
             indented,
             string,
         )
+
+
+def test_canonicalize_answers_as_node(node: Path, tmp_path: Path) -> None:
+    """Every BMP code unit canonicalises (regex `i` without `u`) as Node 22 does it."""
+    script = tmp_path / "canonical.cjs"
+    script.write_text(
+        "const out = [];\n"
+        "for (let c = 0; c < 0x10000; c++) {\n"
+        "  const ch = String.fromCharCode(c), up = ch.toUpperCase();\n"
+        "  const keep = up.length !== 1 || (c >= 128 && up.charCodeAt(0) < 128);\n"
+        "  out.push(keep ? c : up.charCodeAt(0));\n"
+        "}\n"
+        "console.log(JSON.stringify(out));\n"
+    )
+    completed = subprocess.run([str(node), str(script)], capture_output=True, text=True, check=True)
+    want = json.loads(completed.stdout)
+    differing = [c for c in range(0x10000) if ord(canonical_unit(chr(c))) != want[c]]
+    assert differing == []
