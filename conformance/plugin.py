@@ -425,9 +425,9 @@ def pytest_runtest_makereport(
     if not described:
         return report
     if report.when == "call" or (report.when == "setup" and not report.passed):
-        if isinstance(report.longrepr, tuple):  # a skip's place, without the machine's path
+        if isinstance(report.longrepr, tuple):  # a skip: no machine path, no pytest wording
             where, line, reason = report.longrepr
-            report.longrepr = (shown_path(where) or where, line, reason)
+            report.longrepr = (shown_path(where) or where, line, reason.removeprefix("Skipped: "))
         status = classify(report, call)
         impl = item.config.getoption("impl")
         excinfo = call.excinfo

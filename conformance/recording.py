@@ -1,39 +1,62 @@
-"""The requests of a property's failing example, kept so that they can become cases.
+"""The requests of a property's failing example and their answers, kept to be told.
 
-`conform --record-requests FILE` wraps the implementation under test in `Recording`,
-which keeps the requests of the example being run (cleared at each example's start);
-when a property fails, hypothesis has just rerun its minimal example, so what is kept is
-that example's requests, and one JSON line `{property, seed, requests: [{op, args}]}` is
-appended to FILE. `ctxspec sweep` reads those lines, asks each request of the oracle and
-of the implementation, and writes the ones they answer differently as golden cases.
+`conform` wraps the implementation under test in `Recording`, which keeps the requests
+of the example being run and the implementation's answers (cleared at each test's and
+each example's start); when a property fails, hypothesis has just rerun its minimal
+example, so what is kept is that example, which `conformance.failing_example` tells as
+protocol data. With `conform --record-requests FILE`, one JSON line
+`{property, seed, requests: [{op, args}]}` is also appended to FILE; `ctxspec sweep`
+reads those lines, asks each request of the oracle and of the implementation, and writes
+the ones they answer differently as golden cases. `conform --replay` reads the same lines.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from conformance.equivalence import Outcome
+from conformance.errors import AdapterError, StopAfterTimeout
 from conformance.transport.base import Implementation, Reply
 
 __all__ = ["Recording", "append_failure", "read_failures", "restarting_each_example"]
 
 
 class Recording(Implementation):
-    """An implementation that remembers the requests of the current example."""
+    """An implementation that remembers the requests of the current example, and what
+    the implementation answered to each (`answers[i]` for `requests[i]`; the last request
+    has no answer when its call raised)."""
 
     def __init__(self, inner: Implementation) -> None:
         self.inner = inner
         self.name = inner.name
         self.hello: Mapping[str, Any] = inner.hello
         self.requests: list[dict[str, Any]] = []
+        self.answers: list[Outcome] = []
 
     def call(self, op: str, args: Mapping[str, Any]) -> Reply:
         self.requests.append({"op": op, "args": json.loads(json.dumps(args))})
-        return self.inner.call(op, args)
+        try:
+            reply = self.inner.call(op, args)
+        except AdapterError as error:
+            self.answers.append(Outcome(failure=f"{error.kind}: {error.message}"))
+            raise
+        except StopAfterTimeout as stop:
+            self.answers.append(Outcome(failure=f"{stop.timeout.kind}: {stop.timeout.message}"))
+            raise
+        self.answers.append(Outcome(reply=reply))
+        return reply
+
+    def clear(self) -> None:
+        """Forget the example kept (and with it its answers, whatever their size)."""
+        self.requests.clear()
+        self.answers.clear()
 
     def new_test(self) -> None:
+        self.clear()
         new_test = getattr(self.inner, "new_test", None)
         if new_test is not None:
             new_test()
@@ -45,10 +68,11 @@ class Recording(Implementation):
 def restarting_each_example(inner_test: Callable[..., Any]) -> Callable[..., Any]:
     """`inner_test`, clearing its `Recording` (passed as `impl`) before each example."""
 
+    @functools.wraps(inner_test)
     def run(*args: Any, **kwargs: Any) -> Any:
         impl = kwargs.get("impl")
         if isinstance(impl, Recording):
-            impl.requests.clear()
+            impl.clear()
         return inner_test(*args, **kwargs)
 
     return run

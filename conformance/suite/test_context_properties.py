@@ -18,6 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.check import answer, assert_same, result_of
+from conformance.failing_example import json_text
 from conformance.harnesses.reference import handle
 from conformance.strategies.ops import OP_ARGS
 from conformance.strategies.trees import GATED_MARK, context_trees, trust_stores
@@ -57,7 +58,7 @@ def test_ancestors_before_descendants(impl: Implementation, tree: dict[str, Any]
     and no directory gives two files."""
     files = _call(impl, "context.discover", tree)["agentsFiles"]
     dirs = [posixpath.dirname(f["path"]) for f in files if not f["path"].startswith("/agent/")]
-    assert len(dirs) == len(set(dirs)), f"two context files from one directory: {files}"
+    assert len(dirs) == len(set(dirs)), f"two context files from one directory: {json_text(dirs)}"
     for upper, lower in itertools.pairwise(dirs):
         assert lower.startswith(upper.rstrip("/") + "/"), f"{upper} listed before {lower}"
     assert all(tree["cwd"] == d or tree["cwd"].startswith(d + "/") for d in dirs)
@@ -93,10 +94,10 @@ def test_untrusted_loads_no_gated_kind(
         return
     gated = [s["filePath"] for s in loaded["skills"] if "/agent/" not in s["filePath"]]
     gated = [p for p in gated if not p.startswith("/home/.agents/")]
-    assert not gated, f"untrusted, yet project skills loaded: {gated}"
-    assert not loaded["prompts"], f"untrusted, yet prompts loaded: {loaded['prompts']}"
+    assert not gated, f"untrusted, yet project skills loaded: {json_text(gated)}"
+    assert not loaded["prompts"], f"untrusted, yet prompts loaded: {json_text(loaded['prompts'])}"
     texts = [loaded["systemPrompt"] or "", *loaded["appendSystemPrompt"]]
-    assert not any(GATED_MARK in t for t in texts), f"untrusted, yet gated text: {texts}"
+    assert not any(GATED_MARK in t for t in texts), f"untrusted, yet gated text: {json_text(texts)}"
 
 
 # op -> (boundary, rule): the skill and prompt ops, each compared with the reference on the
