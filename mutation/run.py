@@ -45,7 +45,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -323,13 +323,34 @@ def population(mutants: Iterable[Mutant]) -> tuple[list[Mutant], collections.Cou
     return kept, dropped
 
 
-def sample(mutants: Sequence[Mutant], per_module: int | None, seed: int) -> list[Mutant]:
+StableKey = tuple[str, str, str, str, int]
+
+
+def stable_keys(mutants: Iterable[Mutant]) -> dict[str, StableKey]:
+    """Each mutant's key that survives edits elsewhere in its module, by job id: `Mutant.key`
+    and its rank among the mutants of that key (a line with two `+` has two)."""
+    seen: collections.Counter[tuple[str, str, str, str]] = collections.Counter()
+    keys = {}
+    for m in sorted(mutants, key=lambda m: (m.module, m.line, m.operator, m.occurrence)):
+        keys[m.job_id] = (*m.key, seen[m.key])
+        seen[m.key] += 1
+    return keys
+
+
+def sample(
+    mutants: Sequence[Mutant], per_module: int | None, seed: int,
+    again: Collection[StableKey] = frozenset(),
+) -> list[Mutant]:  # fmt: skip
     """`per_module` mutants of each module (all of them with None), the same for one seed.
 
     `mutants` is the population (see `population`): nothing a rule leaves out is drawn.
+    `again` (`--same-as`: a previous report's mutants) are taken first, those of them the
+    code still has (an edited line's mutants are gone); the seed draws the rest. With none,
+    the draw is the seed's alone.
     """
     if per_module is None:
         return list(mutants)
+    keys = stable_keys(mutants)
     by_module: dict[str, list[Mutant]] = collections.defaultdict(list)
     for m in mutants:
         by_module[m.module].append(m)
@@ -337,8 +358,16 @@ def sample(mutants: Sequence[Mutant], per_module: int | None, seed: int) -> list
     for module in sorted(by_module):
         rng = random.Random(f"{seed}:{module}")
         pool = by_module[module]
-        chosen += rng.sample(pool, min(per_module, len(pool)))
+        kept = [m for m in pool if keys[m.job_id] in again][:per_module]
+        rest = [m for m in pool if m not in kept]
+        chosen += kept + rng.sample(rest, min(per_module - len(kept), len(rest)))
     return chosen
+
+
+def previous_sample(report: Path) -> set[StableKey]:
+    """The stable keys of the mutants a previous `REPORT.json` sampled."""
+    records = json.loads(report.read_text(encoding="utf-8"))["mutants"]
+    return {tuple(r["key"]) for r in records if "key" in r}
 
 
 def skip(db: WorkDB, mutants: Iterable[Mutant], why: str) -> None:
@@ -398,12 +427,13 @@ def report(  # noqa: PLR0917 (one call site, every argument named by its role)
     chosen: Sequence[Mutant], results: dict[str, WorkResult],
     equivalents: dict[tuple[str, str, str, str], str], seed: int, per_module: int | None,
     commit: str, *, pool: Sequence[Mutant] = (), dropped: collections.Counter[str] | None = None,
-    modules: Sequence[str] = (), seconds: int | None = None,
+    modules: Sequence[str] = (), seconds: int | None = None, same_as: tuple[str, int] | None = None,
 ) -> tuple[str, dict[str, Any]]:  # fmt: skip
     """The Markdown table per module and the JSON of every mutant's outcome.
 
     `pool` is the population the sample was drawn from, `dropped` what the rules left out
-    before, `modules` every module mutated (one with no mutant still gets its row).
+    before, `modules` every module mutated (one with no mutant still gets its row),
+    `same_as` the previous report the sample took first and how many of its mutants it took.
     """
     dropped = dropped or collections.Counter()
     rows: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
@@ -411,11 +441,15 @@ def report(  # noqa: PLR0917 (one call site, every argument named by its role)
         rows[module] = collections.Counter()
     made = collections.Counter(m.module for m in pool)
     survivors, records, same = [], [], []
+    keys = stable_keys(pool or chosen)
     for m in chosen:
         why = listed_reason(m, equivalents)
         status = "equivalent" if why else outcome(results.get(m.job_id))
         rows[m.module][status] += 1
-        records.append({"mutant": m.describe(), "status": status, **({"why": why} if why else {})})
+        records.append({
+            "mutant": m.describe(), "key": list(keys[m.job_id]), "status": status,
+            **({"why": why} if why else {}),
+        })  # fmt: skip
         if status == "survived":
             survivors.append(m)
         elif why:
@@ -433,6 +467,8 @@ def report(  # noqa: PLR0917 (one call site, every argument named by its role)
     n_sampled = sum(total.values())
     share = f"{100 * total['equivalent'] / n_sampled:.1f}%" if n_sampled else "–"
     sampled = f"{per_module} per module" if per_module else "every mutant"
+    if same_as is not None:
+        sampled += f"; {same_as[1]} of them the mutants of the previous {same_as[0]}"
     took = f"; {seconds} s" if seconds is not None else ""
     out = [
         f"Mutants of `reference/` at {commit[:12]} ({sampled}, seed {seed}), "
@@ -469,6 +505,7 @@ def report(  # noqa: PLR0917 (one call site, every argument named by its role)
         "commit": commit,
         "seed": seed,
         "perModule": per_module,
+        **({"sameAs": {"report": same_as[0], "carried": same_as[1]}} if same_as else {}),
         "population": len(pool),
         "leftOut": dict(dropped),
         "sampled": n_sampled,
@@ -487,6 +524,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     size.add_argument("--per-module", type=int, default=10, help="mutants per module (10)")
     size.add_argument("--all", action="store_true", help="every mutant (days of CPU)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--same-as", type=Path, metavar="REPORT_JSON",
+        help="take a previous report's mutants first (those the code still has), then draw",
+    )  # fmt: skip
     parser.add_argument("--module", action="append", help="only these modules (reference/x.py)")
     parser.add_argument("--jobs", type=int, default=1, help="copies run side by side")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per mutant")
@@ -531,11 +572,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         mutants = [m for m in mutants if m.module in args.module]
         modules = [m for m in modules if m in args.module]
     pool, dropped = population(mutants)
-    chosen = sample(pool, per_module, args.seed)
+    again = previous_sample(args.same_as) if args.same_as else set()
+    chosen = sample(pool, per_module, args.seed, again)
+    keys = stable_keys(pool)
+    carried = sum(1 for m in chosen if keys[m.job_id] in again)
     runnable = [m for m in chosen if not listed_reason(m, equivalents)]
     listed = len(chosen) - len(runnable)
-    print(f"{len(pool)} mutants ({dict(dropped)} left out by rule), {len(chosen)} sampled, "
-          f"{listed} listed equivalent")  # fmt: skip
+    print(f"{len(pool)} mutants ({dict(dropped)} left out by rule), {len(chosen)} sampled "
+          f"({carried} from {args.same_as}), {listed} listed equivalent")  # fmt: skip
 
     started = time.monotonic()
     shards = [runnable[i :: args.jobs] for i in range(args.jobs)]
@@ -554,6 +598,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     text, summary = report(
         chosen, results, equivalents, args.seed, per_module, commit,
         pool=pool, dropped=dropped, modules=modules, seconds=seconds,
+        same_as=(args.same_as.name, carried) if args.same_as else None,
     )  # fmt: skip
     args.report.parent.mkdir(parents=True, exist_ok=True)
     args.report.write_text(text, encoding="utf-8")

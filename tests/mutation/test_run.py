@@ -54,6 +54,34 @@ class TestSample:
         assert sorted(m.module for m in first) == ["a.py"] * 3 + ["b.py"] * 3
         assert first != run.sample(mutants, 3, seed=8)
 
+    def test_without_a_previous_sample_the_draw_is_the_seeds(self) -> None:
+        mutants = [mutant(m, n) for m in ("a.py", "b.py") for n in range(20)]
+        assert run.sample(mutants, 3, seed=7, again=set()) == run.sample(mutants, 3, seed=7)
+
+    def test_a_previous_sample_is_taken_again_where_the_code_still_has_it(self) -> None:
+        before = [mutant("a.py", n, f"x = {n}") for n in range(20)]
+        first = run.sample(before, 3, seed=7)
+        keys = run.stable_keys(before)
+        again = {keys[m.job_id] for m in first}
+        # an edit above shifts every line and job id; one sampled line is edited away
+        gone = first[0]
+        after = [
+            run.Mutant(f"new{m.job_id}", m.module, m.function, m.operator, m.occurrence,
+                       m.line + 5, "y = 0" if m is gone else m.text)
+            for m in before
+        ]  # fmt: skip
+        second = run.sample(after, 3, seed=8, again=again)
+        texts = [m.text for m in second]
+        assert texts[:2] == sorted((m.text for m in first[1:]), key=lambda t: int(t[4:]))
+        assert len(second) == 3  # the one whose line changed is replaced by a fresh draw
+
+    def test_stable_keys_rank_mutants_of_one_line(self) -> None:
+        twins = [mutant("a.py", n, "x = a + b + c") for n in range(2)]
+        assert sorted(run.stable_keys(twins).values()) == [
+            ("a.py", "f", "core/NumberReplacer", "x = a + b + c", 0),
+            ("a.py", "f", "core/NumberReplacer", "x = a + b + c", 1),
+        ]
+
     def test_all_takes_every_mutant(self) -> None:
         mutants = [mutant("a.py", n) for n in range(4)]
         assert run.sample(mutants, None, seed=0) == mutants
@@ -195,8 +223,10 @@ class TestPopulation:
         listed = {("m.py", "f", "core/NumberReplacer", "x = 1"): "same value"}
         text, summary = run.report([m], {}, listed, 0, 10, "c" * 40, pool=pool)
         assert "1 of 1 sampled (100.0%)" in text
-        assert summary["mutants"][0] == {"mutant": m.describe(), "status": "equivalent",
-                                         "why": "same value"}  # fmt: skip
+        assert summary["mutants"][0] == {
+            "mutant": m.describe(), "key": ["m.py", "f", "core/NumberReplacer", "x = 1", 0],
+            "status": "equivalent", "why": "same value",
+        }  # fmt: skip
 
 
 LISTED = {
