@@ -125,3 +125,34 @@ def test_no_case_carries_a_kind_its_rule_and_why_are_not_about() -> None:
 def test_every_kind_has_words_that_name_it(kind: str) -> None:
     """A kind no word names could never be allowed by a why."""
     assert kind in NAMED_BY or kind == "message:user" or kind in CORE
+
+
+def _case(why: str, rule: str, entries: list[dict[str, object]]) -> Case:
+    return Case(
+        id="made-up",
+        boundary="compaction_threshold",
+        op="compaction.prepare",
+        rule=rule,
+        level="compat",
+        why=why,
+        behaviour="a made-up case",
+        args={"entries": entries},
+    )
+
+
+_ENTRIES: Final = [
+    {"type": "message", "id": "u1", "parentId": None, "message": {"role": "user", "content": "x"}},
+    {"type": "label", "id": "lb", "parentId": "u1", "targetId": "u1", "label": "here"},
+    {"type": "message", "id": "b1", "parentId": "lb", "message": {"role": "bashExecution"}},
+]
+
+
+def test_a_kind_neither_rule_nor_why_names_is_flagged() -> None:
+    """A label and a bash run in a case about tokensBefore (CP-9) are foreign to it."""
+    found = foreign_kinds(_case("tokensBefore estimates the context", "CP-9", _ENTRIES))
+    assert found == {"label", "message:bashExecution"}
+
+
+def test_a_kind_the_why_or_rule_names_is_not_flagged() -> None:
+    """The why naming the bash run, and CP-7 naming labels, leave nothing foreign."""
+    assert not foreign_kinds(_case("the cut steps back over a bash run", "CP-7", _ENTRIES))

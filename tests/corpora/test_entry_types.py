@@ -11,12 +11,12 @@ unless `NO_CELL` says why it cannot exist.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Final
 
 from corpus_kinds import CORE, MESSAGE_KINDS, entry_kinds, kinds_of, walking_ops
 
-from conformance.cases import load_cases
+from conformance.cases import Case, load_cases
 
 # Pi 0.85.0 writes a summary as its own entry (`branch_summary`, `compaction`), never as a
 # message entry of its role: those columns cover it
@@ -35,14 +35,15 @@ def _exempt(op: str, walks: str, kind: str) -> bool:
     )
 
 
-def matrix() -> dict[str, dict[str, list[str]]]:
-    """op -> kind -> the ids of the active cases of the op that carry the kind alone."""
+def matrix(cases: Iterable[Case] | None = None) -> dict[str, dict[str, list[str]]]:
+    """op -> kind -> the ids of the active cases of the op that carry the kind alone (of
+    `cases`, the corpus by default)."""
     walks = walking_ops()
     cells: dict[str, dict[str, list[str]]] = {}
     for op, kind in walks.items():
         columns = entry_kinds() if kind == "entries" else MESSAGE_KINDS
         cells[op] = {column: [] for column in columns if not _exempt(op, kind, column)}
-    for case in load_cases():
+    for case in load_cases() if cases is None else cases:
         row = cells.get(case.op)
         if row is None or case.status != "active":
             continue
@@ -77,3 +78,13 @@ def test_no_cell_names_ops_and_kinds_that_exist() -> None:
     for op, kind in NO_CELL:
         assert op in walks or op in ("*entries", "*messages"), op
         assert kind in kinds, kind
+
+
+def test_a_kind_carried_only_beside_another_leaves_its_cell_empty() -> None:
+    """Without its single-kind case, `collect x label` is empty, though a case that also
+    carries a bash run still holds a label."""
+    cases = [c for c in load_cases() if c.id != "collect-label-collects-3"]
+    mixed = [c for c in cases if c.op == "branch.collect" and "label" in kinds_of(c)]
+    assert mixed, "a mixed branch.collect case holds a label"
+    assert not matrix(cases)["branch.collect"]["label"]
+    assert matrix()["branch.collect"]["label"] == ["collect-label-collects-3"]
