@@ -12,7 +12,8 @@ and the results become:
   boundary/op as rows; then each implementation's largest divergence classes, each
   with its count and a link to one example case; a count of failing cases links to their
   list, where each case shows its message with invisible characters escaped as in the
-  text report;
+  text report; an expectations file shown by its path in the package or the cwd, else
+  its name, never by a path of the machine that ran it;
 - `badges/<slug>.svg`: a flat badge per implementation (passed / total, red when the run
   fails, grey when it could not run).
 
@@ -35,6 +36,7 @@ from typing import Any, Final
 
 from conformance.cli_args import impl_spec, output_dir, read_results, seconds, workers
 from conformance.progress import progress
+from conformance.report_paths import shown_path
 from conformance.results import FAILING, LISTED, STATUSES, divergence_classes, slug
 from conformance.suite_run import run_suite
 
@@ -110,7 +112,7 @@ def build_matrix(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 "name": name,
                 "slug": key,
                 "version": (hello.get("implementation") or {}).get("version"),
-                "expectations": data["header"].get("expectations"),
+                "expectations": shown_path(data["header"].get("expectations")),
                 "counts": counts,
                 "total": len(records),
                 "passes": bool(records) and not any(counts[s] for s in FAILING),
