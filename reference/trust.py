@@ -21,12 +21,11 @@ Trust gates loading only: context files, the agent directory's resources, `$HOME
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from reference._jsjson import js_assign, js_own_keys, js_stringify
+from reference._jsjson import js_assign, js_own_keys, js_parse, js_stringify
 from reference._utf16 import utf16_key
 from reference.engine import js_exception, system_error
 from reference.errors import InvalidInput
@@ -188,10 +187,6 @@ def trust_store_path(agent_dir: str) -> str:
     return join(agent_dir, "trust.json")
 
 
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def parse_trust_store(text: str, path: str) -> dict[str, bool | None]:
     """The decisions in a trust.json text (BOM stripped first).
 
@@ -202,7 +197,7 @@ def parse_trust_store(text: str, path: str) -> dict[str, bool | None]:
     reference.trust.InvalidTrustStore: Invalid trust store /a/trust.json: expected an object
     """
     try:
-        parsed = json.loads(strip_bom(text), parse_constant=_no_constants)
+        parsed = js_parse(strip_bom(text))
     except ValueError:
         # TRUST-1: Pi prefixes V8's JSON.parse message, whose wording is V8's own: its kind
         message = f"Failed to read trust store {path}: {js_exception('SyntaxError')}"
