@@ -32,6 +32,7 @@ __all__ = [
     "STDOUT_RULE",
     "ErrorType",
     "OpError",
+    "decode_answer_line",
     "decode_b64",
     "decode_hello_line",
     "decode_line",
@@ -87,13 +88,37 @@ def encode_line(message: dict[str, Any]) -> bytes:
 
 
 def decode_line(line: bytes) -> dict[str, Any]:
-    """Parse one line; raise `ProtocolViolation` if it is not one JSON object."""
+    """Parse one line; raise `ProtocolViolation` if it is not one JSON object.
+
+    Such a line on stdout is most often a log line (a `console.log`, a `print`), at
+    start-up or at any later answer: the error quotes it and says where logs belong
+    (`STDOUT_RULE`).
+    """
     try:
         message = json.loads(line)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ProtocolViolation(f"not a JSON line: {error}: {_preview(line)}") from None
+        raise ProtocolViolation(
+            f"not a JSON line: {error}: {quote_line(line)}; {STDOUT_RULE}"
+        ) from None
     if not isinstance(message, dict):
-        raise ProtocolViolation(f"a message must be a JSON object, got {_preview(line)}")
+        raise ProtocolViolation(
+            f"a message must be a JSON object, got {quote_line(line)}; {STDOUT_RULE}"
+        )
+    return message
+
+
+def decode_answer_line(line: bytes) -> dict[str, Any]:
+    """A line read where an answer is due: one JSON object with an `id`.
+
+    An object without an `id` is most often a JSON logger's line: refused quoting it,
+    with `STDOUT_RULE`, as `decode_line` refuses a line that is no JSON object.
+    """
+    message = decode_line(line)
+    if "id" not in message:
+        raise ProtocolViolation(
+            f"a line on stdout that is no answer (a JSON object without an id): "
+            f"{quote_line(line)}; {STDOUT_RULE}"
+        )
     return message
 
 
@@ -330,24 +355,23 @@ def validate_args(op: str, args: object) -> str | None:
     return None if problem is None else f"args {problem}"
 
 
-def quote_line(line: bytes, limit: int = 120) -> str:
-    """A line as a JSON string, cut to `limit` characters (saying how long it was)."""
-    text = line.decode("utf-8", "replace").rstrip("\r\n")
-    shown = json.dumps(text[:limit], ensure_ascii=False)
-    if len(text) <= limit:
-        return shown
-    return f"{shown}… (the first {limit} of {len(text)} characters)"
+def quote_line(line: bytes, limit: int = PREVIEW_CHARS) -> str:
+    """A line on stdout as a report shows it: quoted as a JSON string (bytes that are not
+    UTF-8 as U+FFFD, no Python repr), its head and tail kept within `limit` characters
+    with how many were left out. Head and tail are quoted apart, so no escape is cut.
 
-
-def _preview(line: bytes) -> str:
-    """An answer line that broke the protocol, as a report shows it: quoted as a JSON
-    string (bytes that are not UTF-8 as U+FFFD), its head and tail kept within
-    `PREVIEW_CHARS` with its size, as a rendered value in a failure is.
-
-    >>> print(_preview(b"{'id': 1}\\n"))
+    >>> print(quote_line(b"{'id': 1}\\n"))
     "{'id': 1}"
-    >>> _preview(b"x" * 5000 + b"y")[-14:]
-    'xxxxxxxxxxxxy"'
+    >>> print(quote_line(b"x" * 10 + b"y", limit=4))
+    "xx"… [7 of 11 characters not shown] …"xy"
     """
     text = line.decode("utf-8", "replace").rstrip("\r\n")
-    return shorten(json.dumps(text, ensure_ascii=False), PREVIEW_CHARS)
+    if len(text) <= limit:
+        return _quoted(text)
+    half = max(limit // 2, 1)
+    left_out = f"[{len(text) - 2 * half} of {len(text)} characters not shown]"
+    return f"{_quoted(text[:half])}… {left_out} …{_quoted(text[-half:])}"
+
+
+def _quoted(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)

@@ -213,7 +213,8 @@ def _ask(impl: WireImplementation, op: str, case: str | None, args: Mapping[str,
         if stray:
             status = "protocol violation"
             first = next(line for line in stray.splitlines() if line.strip())
-            note = f"a second line after the answer ({STRAY_RULE}): {quote_line(first)}"
+            quoted = quote_line(first, limit=NOTE_CHARS)
+            note = f"a second line after the answer ({STRAY_RULE}): {quoted}"
     except EnvironmentMissing as missing:
         status, note = "not run", missing.message
     except AdapterError as error:

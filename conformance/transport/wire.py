@@ -17,7 +17,8 @@ each request ends within its bound (PROTOCOL.md, "The runner's bounds"):
 
 The handshake's answer must be the first line on stdout (a log line there is refused,
 saying logs belong on stderr) and list only ops the suite knows (a typo is named with
-its nearest op); either failure is `StartupFailed`.
+its nearest op); either failure is `StartupFailed`. A log line where a later answer is
+due is that case's `ProtocolViolation`, quoting the line with the same rule.
 
 It restarts the child after it crashed, hung, or broke the protocol, so one broken case
 never breaks the run; after a timeout, later calls fail at once (`StopAfterTimeout`)
@@ -52,8 +53,8 @@ from conformance.errors import (
 from conformance.protocol import (
     PROTOCOL_VERSION,
     OpError,
+    decode_answer_line,
     decode_hello_line,
-    decode_line,
     encode_line,
     validate_hello,
     validate_response,
@@ -230,7 +231,7 @@ class _Child:
     def request(self, op: str, args: Mapping[str, Any], timeout: float) -> dict[str, Any]:
         """One request's response, its envelope and id checked."""
         request_id, line = self._exchange(op, args, timeout)
-        message = decode_line(line)
+        message = decode_answer_line(line)
         validate_response(message, request_id)
         return message
 

@@ -94,7 +94,8 @@ class TestFirstLine:
         assert "b'" not in message  # quoted as JSON, not as a Python repr
 
     def test_the_line_is_quoted_cut(self) -> None:
-        """A long line is quoted cut, saying how long it was."""
-        quoted = quote_line(b"x" * 500 + b"\n")
-        assert quoted == '"' + "x" * 120 + '"… (the first 120 of 500 characters)'
+        """A long line is quoted cut, head and tail, saying how long it was."""
+        quoted = quote_line(b"x" * 500 + b"y\n", limit=120)
+        left_out = "… [381 of 501 characters not shown] …"
+        assert quoted == f'"{"x" * 60}"{left_out}"{"x" * 59}y"'
         assert quote_line(b"short\r\n") == '"short"'

@@ -36,6 +36,8 @@ Answers like the reference, except as the modes say:
   extra-ops      lists sesion.parse and frobnicate.all too (two ops the suite lacks)
   stdout-log     prints a debug line on stdout before it reads the hello
   stdout-json-log  prints a JSON log object (no id) on stdout before it reads the hello
+  stdout-log-later  prints a debug line on stdout before its third answer after the hello
+                 (a log line where an answer is due, past a clean handshake)
   crash-at-start exits with status 1 before the handshake (after a stderr line)
   setsid-child   on the first non-hello request, forks a child that calls setsid(),
                  keeps stdout and stderr open and sleeps, and a grandchild of it (pids in
@@ -235,12 +237,14 @@ def main() -> None:
         print("[debug] fake: listening on stdin", flush=True)
     if "stdout-json-log" in modes:
         print(json.dumps({"level": "info", "msg": "fake: ready"}), flush=True)
-    for raw in sys.stdin.buffer:
+    for answers, raw in enumerate(sys.stdin.buffer):  # answers written before this one
         request = json.loads(raw)
         op, request_id = request["op"], request["id"]
         if op == "hello":
             _hello(modes, request_id)
             continue
+        if "stdout-log-later" in modes and answers == 3:  # the hello's and two more
+            print("[debug] fake: third request", flush=True)
         if _hostile(modes, state, request_id):
             continue
         if "crash" in modes or ("crash-once" in modes and not state.exists()):
