@@ -220,14 +220,11 @@ def _discovered_path(
 
 
 def _discovered(listing: Listing, cwd: str, agent_dir: str, name: str, trusted: bool) -> str | None:
-    """RES-4: the trusted project's `.pi/<name>`, else `<agentDir>/<name>`, else None."""
-    candidates = ([join(cwd, ".pi", name)] if trusted else []) + [join(agent_dir, name)]
-    for path in candidates:
-        if listing.is_file(path):
-            text = listing.read_text(path)
-            if text is not None:
-                return strip_bom(text)
-    return None
+    """RES-4: the trusted project's `.pi/<name>`, else `<agentDir>/<name>`, else None. The
+    first that exists is taken and read as an explicit value is (RES-5): a directory there
+    is not passed over but gives its own path as the text, as Pi's failed read does."""
+    path = _discovered_path(listing, cwd, agent_dir, name, trusted)
+    return None if path is None else _file_or_literal(listing, path)
 
 
 def _system_prompts(
