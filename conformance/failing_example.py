@@ -118,6 +118,11 @@ class Exchange:
     def request(self) -> dict[str, Any]:
         return {"op": self.op, "args": self.args}
 
+    @property
+    def answered(self) -> bool:
+        """Whether the implementation answered within the protocol (a result or an error)."""
+        return self.answer.reply is not None
+
     def verdict(self) -> tuple[str, Findings] | None:
         """How the answer departs from the reference's (text, findings), or None: the same
         answer, no answer from either side, or no reference answer to compare with."""
@@ -339,15 +344,19 @@ def tell_property(
     if exchanges:
         lines.append(f"  minimal failing example, {len(exchanges)} request(s):")
         lines += tell_exchanges(exchanges)
-        if not verdicts and any(e.reference is not None for e in exchanges):
+        if not verdicts and all(e.answered and e.reference is not None for e in exchanges):
             lines.append(
                 "  every answer is the reference's: the reference breaks this property too"
             )
     example: dict[str, Any] = {"exchanges": [e.to_json() for e in exchanges]}
     if file is not None and exchanges:
-        replay, pin = replay_command(impl, file), pin_command(impl, file)
-        lines += [f"  replay: {replay}", f"  pin:    {pin}"]
-        example.update(file=file, replay=replay, pin=pin)
+        replay = replay_command(impl, file)
+        lines.append(f"  replay: {replay}")
+        example.update(file=file, replay=replay)
+        if verdicts:  # an answer to pin as a case
+            pin = pin_command(impl, file)
+            lines.append(f"  pin:    {pin}")
+            example["pin"] = pin
     findings = _merged([v[1] for v in verdicts]) if verdicts else None
     return Told(text="\n".join(lines), example=example, findings=findings)
 

@@ -10,8 +10,9 @@ becomes a golden case expecting the reference's answer, written by the writer fu
 the sweep use (`tools.fuzz_cases.write_cases`) into `DIR/<boundary>/<behaviour>.yaml`;
 `ctxspec cases lint --root DIR` reads it, and `DIR` may be `corpora/cases` itself.
 
-Exit status: 0 every answer is the reference's; 1 one differs (the failure reproduced);
-2 bad usage or a file that holds no requests; 6 the implementation did not start.
+Exit status: 0 every answer is the reference's; 1 one differs, or was no answer within
+the protocol (the failure reproduced); 2 bad usage or a file that holds no requests; 6
+the implementation did not start.
 """
 
 from __future__ import annotations
@@ -113,14 +114,11 @@ def replay(options: argparse.Namespace) -> int:
     finally:
         implementation.close()
     differing = [e for e in exchanges if e.verdict() is not None]
+    unanswered = [e for e in exchanges if not e.answered]
     print(f"replay of {', '.join(names)}: {len(exchanges)} request(s) to {options.impl}")
     for line in tell_exchanges(exchanges):
         print(line)
-    print(
-        f"{len(differing)} of {len(exchanges)} answered otherwise than the reference"
-        if differing
-        else "every answer is the reference's"
-    )
+    print(_summary(exchanges, differing, unanswered))
     if options.write_case and differing:
         _pin(Path(options.write_case), differing, options.impl)
     if options.json:
@@ -131,7 +129,22 @@ def replay(options: argparse.Namespace) -> int:
             "differing": len(differing),
         }
         Path(options.json).write_text(json_text(document) + "\n", "utf-8")
-    return 1 if differing else 0
+    return 1 if differing or unanswered else 0
+
+
+def _summary(
+    exchanges: Sequence[Exchange], differing: Sequence[Exchange], unanswered: Sequence[Exchange]
+) -> str:
+    count = len(exchanges)
+    said = []
+    if differing:
+        said.append(f"{len(differing)} of {count} answered otherwise than the reference")
+    if unanswered:
+        said.append(f"{len(unanswered)} of {count} not answered within the protocol")
+    unjudged = sum(1 for e in exchanges if e.reference is None)
+    if unjudged:
+        said.append(f"{unjudged} of {count} of an op the reference does not answer (not judged)")
+    return "; ".join(said) or "every answer is the reference's"
 
 
 def _pin(folder: Path, differing: Sequence[Exchange], impl: str) -> None:
