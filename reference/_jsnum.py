@@ -13,8 +13,27 @@ from __future__ import annotations
 
 import math
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any, Final
 
-__all__ = ["js_add", "js_number_to_string", "js_to_fixed"]
+__all__ = ["as_js_numbers", "js_add", "js_number_to_string", "js_to_fixed"]
+
+_SAFE: Final = 2**53  # past it, not every integer is a double
+
+
+def as_js_numbers(value: Any) -> Any:
+    """A parsed JSON value as `JSON.parse` gives it: every integer past 2**53 rounded to
+    its double (`9007199254740993` is `9007199254740992`), the rest unchanged.
+
+    >>> as_js_numbers({"n": [2**53 + 1, 7, True]})
+    {'n': [9007199254740992.0, 7, True]}
+    """
+    if isinstance(value, dict):
+        return {key: as_js_numbers(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [as_js_numbers(item) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _SAFE:
+        return float(value)
+    return value
 
 
 def js_number_to_string(value: float) -> str:

@@ -23,6 +23,7 @@ from conformance.harnesses.kit.tree import validate_tree
 from conformance.harnesses.reference.ops import REFERENCE, Engine, all_handlers
 from conformance.protocol import OPS, PROTOCOL_VERSION, OpError
 from conformance.transport.base import Implementation, Reply
+from reference._jsnum import as_js_numbers
 from reference.errors import InvalidInput
 
 __all__ = [
@@ -59,6 +60,7 @@ class EngineAdapter:
         handler = self.handlers.get(op)
         if handler is None:
             return Reply(error=OpError("unsupported", f"op {op!r} is not implemented"))
+        args = as_js_numbers(args)  # the request as a JavaScript engine reads it
         try:
             if "tree" in args:
                 validate_tree(args["tree"])  # the tree rules of every adapter that lays one out
