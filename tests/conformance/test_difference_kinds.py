@@ -12,7 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus_kinds import CORE, kinds_of, walking_ops
 from paths import FAKE_IMPL
+
+from conformance.cases import load_cases
 
 pytestmark = pytest.mark.slow  # whole conform runs
 
@@ -47,3 +50,28 @@ def test_list_items_past_the_shorter_side_are_each_shown(tmp_path: Path) -> None
     assert ("$.messages", "missing") in kinds
     assert "$.messages.length" in {d["path"] for d in _differences(data)}
     assert "missing (expected" in out
+
+
+def test_a_port_taking_message_entries_only_runs_every_case_not_about_another(
+    tmp_path: Path,
+) -> None:
+    """Each case carries only what its rule needs: a port that answers `unsupported` to any
+    entry but a message still runs every case whose rule is not about another entry type
+    (`tests/corpora/test_case_inputs.py` keeps the inputs so), and is judged on it."""
+    boundaries = ("lca_navigation", "compaction_threshold")
+    args = [arg for boundary in boundaries for arg in ("--boundary", boundary)]
+    data, _ = conform(tmp_path, "messages-only", *args, "-k", "golden")
+    status = {r["id"]: r["status"] for r in data["records"]}
+    walked = walking_ops()
+    plain = [
+        case.id
+        for case in load_cases()
+        if case.boundary in boundaries
+        and case.status == "active"
+        and case.op in walked
+        and "entries" in case.args
+        and kinds_of(case) <= CORE
+    ]
+    assert len(plain) > 100
+    assert [case_id for case_id in plain if status.get(case_id) == "unsupported"] == []
+    assert any(s == "unsupported" for s in status.values()), "the fake refuses the others"

@@ -221,7 +221,7 @@ def _shortened(value: Any) -> Any:
 def _foreign_entries(args: dict[str, Any]) -> bool:
     entries = args.get("entries")
     return isinstance(entries, list) and any(
-        not isinstance(e, dict) or e.get("type") not in {"message", "session"} for e in entries
+        isinstance(e, dict) and e.get("type") not in {"message", "session"} for e in entries
     )
 
 
