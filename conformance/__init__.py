@@ -4,4 +4,4 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 # the case data's own version: bumped when cases are added, changed or withdrawn
-DATA_VERSION = "2026.12.2"
+DATA_VERSION = "2026.12.6"
