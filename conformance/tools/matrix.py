@@ -18,7 +18,9 @@ and the results become:
   fails, grey when it could not run).
 
 An implementation that cannot be installed or started gets its column with the error,
-not a crash of the matrix.
+not a crash of the matrix. Every folder and file the matrix will write is tried before
+the first run (`check_outputs`): one that cannot be written is one line naming it, exit
+status 2, never a traceback after the runs.
 """
 
 from __future__ import annotations
@@ -34,13 +36,30 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.cli_args import impl_spec, output_dir, read_results, seconds, workers
+from conformance.cli_args import (
+    impl_spec,
+    output_dir,
+    output_file,
+    read_results,
+    require,
+    seconds,
+    workers,
+)
 from conformance.progress import progress
 from conformance.report_paths import shown_path
 from conformance.results import FAILING, LISTED, STATUSES, divergence_classes, slug
 from conformance.suite_run import run_suite
+from conformance.transport.resolve import canonical_name
 
-__all__ = ["add_matrix_command", "build_matrix", "run_matrix", "slug", "write_matrix"]
+__all__ = [
+    "add_matrix_command",
+    "build_matrix",
+    "check_outputs",
+    "matrix_paths",
+    "run_matrix",
+    "slug",
+    "write_matrix",
+]
 
 TOP_CLASSES: Final = 10  # classes the page shows per implementation (matrix.json has all)
 
@@ -67,7 +86,7 @@ def run_matrix(
             else:  # no results: it could not be installed or started
                 results.append(
                     {
-                        "header": {"implementation": impl},
+                        "header": {"implementation": canonical_name(impl)},
                         "records": [],
                         "exitStatus": run.status,
                         "runError": run.problem(),
@@ -82,18 +101,58 @@ def _counts(records: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     return {status: counter[status] for status in STATUSES}
 
 
+def _name(data: Mapping[str, Any]) -> str:
+    """An implementation's name in the matrix: its results' header's."""
+    return str(data["header"].get("implementation", "?"))
+
+
+def _slugs(names: Sequence[str]) -> list[str]:
+    """Each name's slug, unique in order (a repeat gets `-2`): its key and badge's name."""
+    seen: set[str] = set()
+    keys = []
+    for name in names:
+        key = slug(name)
+        while key in seen:
+            key += "-2"
+        seen.add(key)
+        keys.append(key)
+    return keys
+
+
+def matrix_paths(
+    out: Path, sources: Sequence[Mapping[str, Any]], impls: Sequence[str]
+) -> tuple[list[Path], list[Path]]:
+    """The folders and the files a matrix over `sources` (results read with `--from`) and
+    `impls` (run) writes in `out`, each of which `check_outputs` tries before the run."""
+    names = [*(_name(data) for data in sources), *(canonical_name(impl) for impl in impls)]
+    folders = [out, out / "badges", *([out / "results"] if impls else [])]
+    files = [
+        out / "matrix.json",
+        out / "index.html",
+        *(out / "results" / f"{slug(impl)}.json" for impl in impls),
+        *(out / "badges" / f"{key}.svg" for key in _slugs(names)),
+    ]
+    return folders, files
+
+
+def check_outputs(out: Path, sources: Sequence[Mapping[str, Any]], impls: Sequence[str]) -> None:
+    """Raise `UsageError` (`--out`) unless every folder and file the matrix writes can be
+    written: a folder where a file goes (`DIR/index.html/`) is refused before any run,
+    not met as a traceback after all of them."""
+    folders, files = matrix_paths(out, sources, impls)
+    for folder in folders:
+        require("--out", output_dir, str(folder))
+    for file in files:
+        require("--out", output_file, str(file))
+
+
 def build_matrix(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The matrix (the content of matrix.json) from results files' data."""
     header: Mapping[str, Any] = next((r["header"] for r in results if r.get("records")), {})
     implementations = []
     cases: dict[str, dict[str, Any]] = {}
-    seen: set[str] = set()
-    for data in results:
-        name = str(data["header"].get("implementation", "?"))
-        key = slug(name)
-        while key in seen:
-            key += "-2"
-        seen.add(key)
+    names = [_name(data) for data in results]
+    for name, key, data in zip(names, _slugs(names), results, strict=True):
         records = list(data.get("records", []))
         hello = data["header"].get("hello") or {}
         by_boundary: dict[str, list[Any]] = {}
@@ -349,11 +408,12 @@ def write_matrix(matrix: Mapping[str, Any], out: Path) -> None:
 def _main(options: argparse.Namespace) -> int:
     out = Path(options.out)
     results = [read_results("--from", source) for source in options.sources]
-    if options.impl:
-        results += run_matrix(options.impl, out, jobs=options.numprocesses, timeout=options.timeout)
-    if not results:
+    if not (results or options.impl):
         print("ctxspec: matrix needs --impl or --from", file=sys.stderr)
         return 2
+    check_outputs(out, results, options.impl)
+    if options.impl:
+        results += run_matrix(options.impl, out, jobs=options.numprocesses, timeout=options.timeout)
     matrix = build_matrix(results)
     write_matrix(matrix, out)
     for impl in matrix["implementations"]:

@@ -12,8 +12,9 @@ the corpus already shows the same class on this implementation. A request where 
 reference and the oracle differ is a reference bug and is reported first.
 
 Exit status: 0 nothing new to pin; 1 new cases (written with `--write-cases`); 2 bad
-usage or an install failure; 3 a seed's run did not complete; 4 the reference differs
-from the oracle.
+usage (a `--json`, `--record` or `--write-cases` path that cannot be written is refused
+in one line before any run) or an install failure; 3 a seed's run did not complete; 4
+the reference differs from the oracle.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.cases import load_cases
+from conformance.cli_args import output_dir, output_file, require
 from conformance.equivalence import Outcome, ask
 from conformance.progress import progress
 from conformance.protocol import OpError
@@ -193,16 +195,23 @@ def add_sweep_command(commands: Any) -> None:
     parser.add_argument("--seeds", type=int, default=20, help="how many seeds (20)")
     parser.add_argument("--first-seed", type=int, default=1, help="the first seed (1)")
     parser.add_argument("-n", dest="numprocesses", default=None, help="workers per run")
-    parser.add_argument("--record", metavar="FILE", help="keep the recorded requests here")
+    parser.add_argument(
+        "--record", metavar="FILE", help="keep the recorded requests here (tried before the run)"
+    )
     parser.add_argument(
         "--replay",
         action="store_true",
         help="run no seed: judge the requests already in --record again (after new cases)",
     )
     parser.add_argument(
-        "--write-cases", metavar="DIR", help="append the new cases to DIR/<boundary>/*.yaml"
+        "--write-cases",
+        metavar="DIR",
+        type=output_dir,
+        help="append the new cases to DIR/<boundary>/*.yaml",
     )
-    parser.add_argument("--json", metavar="FILE", help="write the sweep's findings as JSON")
+    parser.add_argument(
+        "--json", metavar="FILE", type=output_file, help="write the sweep's findings as JSON"
+    )
     parser.set_defaults(run=main_sweep)
 
 
@@ -210,6 +219,11 @@ def main_sweep(options: Any) -> int:
     if options.seeds < 1:
         print("ctxspec sweep: --seeds must be >= 1", file=sys.stderr)
         return 2
+    if options.replay and not (options.record and Path(options.record).is_file()):
+        print("ctxspec sweep: --replay needs --record FILE of an earlier sweep", file=sys.stderr)
+        return 2
+    if options.record and not options.replay:  # written by the runs: tried before them
+        require("--record", output_file, options.record)
     impl_name = canonical_name(options.impl)
     against_name = canonical_name(options.against or PI_NAME)
 
@@ -221,9 +235,6 @@ def main_sweep(options: Any) -> int:
             prepare(name)
     except (InstallError, ValueError) as error:
         print(f"ctxspec sweep: {error}", file=sys.stderr)
-        return 2
-    if options.replay and not (options.record and Path(options.record).is_file()):
-        print("ctxspec sweep: --replay needs --record FILE of an earlier sweep", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="ctxspec-sweep-") as scratch:
         record = Path(options.record) if options.record else Path(scratch) / "requests.jsonl"

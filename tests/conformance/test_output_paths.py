@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from conformance import cli_args
+from conformance.results import slug
+from conformance.tools.matrix import check_outputs, matrix_paths
 
 PROC = Path("/proc")
 needs_proc = pytest.mark.skipif(not PROC.is_dir(), reason="/proc: a folder no file can be made in")
@@ -76,7 +78,11 @@ COMMANDS = [
     ("conform --junit", ["conform", "--impl", IMPL, "--junit"]),
     ("smoke --json", ["smoke", "--impl", IMPL, "--json"]),
     ("matrix --out", ["matrix", "--impl", IMPL, "--out"]),
+    ("sweep --json", ["sweep", "--impl", IMPL, "--json"]),
+    ("sweep --record", ["sweep", "--impl", IMPL, "--record"]),
+    ("sweep --write-cases", ["sweep", "--impl", IMPL, "--write-cases"]),
 ]
+FOLDER_OPTIONS = ("--out", "--write-cases")
 
 
 @pytest.mark.slow
@@ -84,10 +90,18 @@ COMMANDS = [
 @pytest.mark.parametrize("bad", ["a-file/r.json", "nowhere.json"])
 def test_refused_before_the_run(place: Path, name: str, argv: list[str], bad: str) -> None:
     """One line naming the command, the option, the path and why; status 2; nothing ran."""
-    if argv[-1] == "--out" and bad == "nowhere.json":
+    if argv[-1] in FOLDER_OPTIONS and bad == "nowhere.json":
         bad = "a-file"  # a folder option: a file where the folder should be
+    line = _refusal(place, [*argv, bad])
+    command, option = name.split()
+    assert line.startswith(f"ctxspec {command}: error: argument {option}: "), line
+    assert repr(bad) in line
+
+
+def _refusal(place: Path, argv: list[str]) -> str:
+    """Run ctxspec with `argv` in `place`: its one line on stderr, having run nothing."""
     done = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", *argv, bad],
+        [sys.executable, "-m", "conformance.cli", *argv],
         capture_output=True,
         text=True,
         cwd=place,
@@ -97,7 +111,67 @@ def test_refused_before_the_run(place: Path, name: str, argv: list[str], bad: st
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stdout == ""
     (line,) = done.stderr.splitlines()
-    command, option = name.split()
-    assert line.startswith(f"ctxspec {command}: error: argument {option}: "), line
-    assert repr(bad) in line
     assert not (place / MARKER).exists()
+    return line
+
+
+# what stands in a matrix folder `out` where the matrix writes: each is refused up front
+MATRIX_TRAPS = {
+    "index.html": "a folder named index.html",
+    "matrix.json": "a folder named matrix.json",
+    "badges": "a file where the badges' folder goes",
+    "results": "a file where the results' folder goes",
+    "badges/reference.svg": "a folder where a badge goes",
+    f"results/{slug(IMPL)}.json": "a folder where a run's results go",
+}
+
+
+def _trap(out: Path, name: str) -> None:
+    """Put at `out/name` what the matrix cannot write over (see `MATRIX_TRAPS`)."""
+    target = out / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if name in ("badges", "results"):
+        target.write_text("not a folder\n")
+    else:
+        target.mkdir()
+
+
+class TestMatrixPaths:
+    """`ctxspec matrix --out DIR` tries every file it will write in DIR, not DIR alone."""
+
+    def test_every_written_path_is_listed(self, tmp_path: Path) -> None:
+        sources = [{"header": {"implementation": "reference"}, "records": []}]
+        folders, files = matrix_paths(tmp_path, sources, ["pi", "reference"])
+        assert folders == [tmp_path, tmp_path / "badges", tmp_path / "results"]
+        assert files == [
+            tmp_path / "matrix.json",
+            tmp_path / "index.html",
+            tmp_path / "results" / "pi.json",
+            tmp_path / "results" / "reference.json",
+            tmp_path / "badges" / "reference.svg",
+            tmp_path / "badges" / "pi-0.85.0.svg",  # the run's name: pi's full name
+            tmp_path / "badges" / "reference-2.svg",  # a repeat, as build_matrix keys it
+        ]
+
+    @pytest.mark.parametrize("name", MATRIX_TRAPS, ids=list(MATRIX_TRAPS.values()))
+    def test_each_is_refused_as_usage(self, tmp_path: Path, name: str) -> None:
+        _trap(tmp_path, name)
+        with pytest.raises(cli_args.UsageError) as caught:
+            check_outputs(tmp_path, [], ["reference", IMPL])
+        message = str(caught.value)
+        assert message.startswith("argument --out: ")
+        assert repr(str(tmp_path / name)) in message  # the very path that cannot be written
+
+    def test_a_clean_folder_passes_and_stays_empty(self, tmp_path: Path) -> None:
+        check_outputs(tmp_path / "new", [], ["reference"])
+        assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", MATRIX_TRAPS, ids=list(MATRIX_TRAPS.values()))
+def test_matrix_refuses_before_the_first_run(place: Path, name: str) -> None:
+    """A folder named index.html in --out: one line naming it, status 2, nothing ran."""
+    _trap(place / "m", name)
+    line = _refusal(place, ["matrix", "--impl", "reference", "--impl", IMPL, "--out", "m"])
+    assert line.startswith("ctxspec matrix: error: argument --out: "), line
+    assert "Traceback" not in line
