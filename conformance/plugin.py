@@ -12,8 +12,8 @@ workers and renders at the end of the run.
 Before any test runs, the controller starts a command implementation once and checks its
 `hello`: when it cannot start, or its handshake is broken, the run stops with one error
 (the command, the failure, the stderr tail) and exit status `STARTUP_FAILED_STATUS` (6,
-distinct from pytest's 0-5), instead of an error per case. Every failure report is capped
-at `REPORT_CHARS` chars (head and tail kept).
+distinct from pytest's 0-5), instead of an error per case, and no line of pytest's.
+Every failure report is capped at `REPORT_CHARS` chars (head and tail kept).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any, Final, NoReturn
+from typing import Any, Final
 
 import pytest
 from hypothesis import settings
@@ -166,6 +166,8 @@ def pytest_configure(config: pytest.Config) -> None:
     except CorpusError as error:
         raise pytest.UsageError(str(error)) from None
     config.stash[_records_key] = []
+    if not hasattr(config, "workerinput"):
+        _check_startup(config)  # before xdist's own configure (trylast) decides on workers
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -366,17 +368,33 @@ def agent_profile(request: pytest.FixtureRequest) -> Profile:
     return request.config.stash[_agent_profile_key]
 
 
-def _stop(config: pytest.Config, command: str, error: str) -> NoReturn:
+def _stop(config: pytest.Config, command: str, error: str) -> None:
+    """The implementation did not start: say so once, in ctxspec's words alone.
+
+    The reports are written and the error printed here; then the run ends at collection
+    (`pytest_collection`) with `STARTUP_FAILED_STATUS`, having started no xdist worker and
+    printed nothing of pytest's: its terminal reporter, whose lines these would be (a
+    `!!! _pytest.outcomes.Exit !!!` banner, a summary), is blocked, and the exit comes
+    past the point where pytest itself writes `Exit: ...` to stderr.
+    """
     config.stash[_startup_failed_key] = error
+    config.stash.setdefault(_started_key, time.time())
     _write_reports(config)
     sys.stderr.write(
         "ctxspec: the implementation under test did not start, so no case was run\n"
         f"  command: {command}\n  {error}\n"
     )
     sys.stderr.flush()
-    pytest.exit(
-        f"start-up failed (exit status {STARTUP_FAILED_STATUS})", returncode=STARTUP_FAILED_STATUS
-    )
+    if hasattr(config.option, "dist"):  # as xdist's own `-n 0`: no worker starts
+        config.option.numprocesses, config.option.dist, config.option.tx = 0, "no", []
+    config.pluginmanager.set_blocked("terminalreporter")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> None:
+    """After a failed start (`_stop`), end the run before anything is collected."""
+    if _startup_failed_key in session.config.stash:
+        pytest.exit("start-up failed", returncode=STARTUP_FAILED_STATUS)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -391,16 +409,18 @@ def pytest_runtest_call(item: pytest.Item) -> None:
 def _check_startup(config: pytest.Config) -> None:
     """Start a command implementation once, before any worker; stop the run if it cannot.
 
-    The stop comes before xdist starts its workers (its `pytest_sessionstart` runs last),
-    prints the error once on stderr and exits with `STARTUP_FAILED_STATUS`.
+    It runs in the controller's `pytest_configure`, before xdist's (trylast) decides to
+    start workers, so a stop (`_stop`) starts none and prints the error once on stderr;
+    the run exits with `STARTUP_FAILED_STATUS`.
     """
     spec = config.getoption("impl")
-    if spec in ENGINE_NAMES or config.option.collectonly:
+    if spec in ENGINE_NAMES or config.option.collectonly or config.option.help:
         return
     try:
         implementation = _open(config)
     except (InstallError, ValueError) as error:
         _stop(config, spec, f"startup failed: {error}")
+        return
     if not isinstance(implementation, WireImplementation):
         implementation.close()
         return
@@ -409,11 +429,18 @@ def _check_startup(config: pytest.Config) -> None:
     except StartupFailed as error:
         implementation.close()
         _stop(config, shlex.join(implementation.argv), str(error))
+        return
     config.stash[_hello_key] = hello
-    if config.pluginmanager.has_plugin("dsession"):
+    if _distributed(config):
         implementation.close()  # xdist: each worker starts its own
     else:
         config.stash[_probed_key] = implementation  # the run goes on with this process
+
+
+def _distributed(config: pytest.Config) -> bool:
+    """Whether xdist will run the tests in workers (its own test, on the options its
+    `pytest_cmdline_main` has settled by now)."""
+    return getattr(config.option, "dist", "no") != "no" and bool(getattr(config.option, "tx", None))
 
 
 @pytest.hookimpl(wrapper=True)
@@ -599,9 +626,7 @@ _CONFIG: dict[str, pytest.Config] = {}
 def pytest_sessionstart(session: pytest.Session) -> None:
     _CONFIG["config"] = session.config
     session.config.stash[_records_key] = []
-    session.config.stash[_started_key] = time.time()
-    if not hasattr(session.config, "workerinput"):
-        _check_startup(session.config)
+    session.config.stash.setdefault(_started_key, time.time())
 
 
 _started_key = pytest.StashKey[float]()

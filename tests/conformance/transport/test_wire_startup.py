@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import shlex
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -114,3 +117,41 @@ class TestConformStops:
         assert "Traceback" not in output
         assert data["records"] == []
         assert said in data["header"]["startupFailed"]
+
+    @pytest.mark.parametrize(
+        ("mode", "cause"),
+        [
+            ("crash-at-start", "crashed: exited with status 1 while answering 'hello'"),
+            ("typo-op", 'does not know: "truncate.tial" (did you mean "truncate.tail"?)'),
+        ],
+    )
+    @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "xdist"])
+    def test_only_ctxspec_lines(
+        self, tmp_path: Path, fake: Fake, mode: str, cause: str, workers: list[str]
+    ) -> None:
+        """No pytest vocabulary reaches a port author: the command, the cause and the stderr
+        tail on stderr, nothing on stdout, exit 6, the cause in the JSON header."""
+        command = shlex.join(fake(mode))
+        results = tmp_path / "results.json"
+        argv = ["conform", "--impl", command, *workers, "--json", str(results)]
+        done = subprocess.run(
+            [sys.executable, "-m", "conformance.cli", *argv],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == STARTUP_FAILED_STATUS, done.stdout + done.stderr
+        assert done.stdout == ""
+        for pytest_word in ("_pytest", "!!!!", "Exit:", "Traceback", "===", "no tests ran"):
+            assert pytest_word not in done.stderr, done.stderr
+        lines = done.stderr.splitlines()
+        assert lines[:2] == [
+            "ctxspec: the implementation under test did not start, so no case was run",
+            f"  command: {command}",
+        ]
+        assert lines[2].startswith("  startup failed: handshake failed: ") and cause in lines[2]
+        tail = ["--- stderr (tail) ---", "fake: cannot start on purpose"]
+        assert lines[3:] == (tail if mode == "crash-at-start" else [])
+        assert cause in json.loads(results.read_text())["header"]["startupFailed"]
