@@ -585,8 +585,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     shards = [runnable[i :: args.jobs] for i in range(args.jobs)]
     results: dict[str, WorkResult] = {}
     if args.report_only:
-        for n, part in enumerate(shards):
-            results.update(collect(n, part))
+        # a mutant's result is in the session that ran it; which one depends on the list of
+        # equivalents of that run, so every session is asked about every mutant
+        for n in range(args.jobs):
+            results.update(collect(n, runnable))
     else:
         with ThreadPoolExecutor(args.jobs) as executor:
             runs = [
