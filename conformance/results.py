@@ -111,7 +111,7 @@ def rerun_command(impl: str, case_id: str) -> str:
 def _rerun(impl: str, entry: Mapping[str, Any]) -> str:
     if entry["kind"] == "case":
         return rerun_command(impl, entry["id"])
-    return f"ctxspec conform --impl {shlex.quote(impl)} -k {entry['id']}"
+    return f"ctxspec conform --impl {shlex.quote(impl)} -k {shlex.quote(entry['id'])}"
 
 
 # --- differences and their classes ------------------------------------------------------
