@@ -27,10 +27,14 @@ The work happens in copies of the committed tree (HEAD) under `.cache/mutation/`
 files in place): the checkout is never touched. `--jobs J` runs J copies side by side.
 
     python mutation/run.py [--per-module N | --all] [--seed S] [--module reference/x.py]
-                           [--jobs J] [--timeout S] [--report FILE]
+                           [--same-as REPORT_JSON] [--jobs J] [--timeout S] [--report FILE]
 
 This is `nox -s mutants`, outside CI's default set; with no arguments it rewrites
-`mutation/REPORT.md` (and `REPORT.json`): 10 mutants per module, seed 0.
+`mutation/REPORT.md` (and `REPORT.json`): 10 mutants per module, seed 0 (about an hour
+with `--jobs 2` on two busy cores). `--same-as mutation/REPORT.json` runs the previous
+report's mutants again (by `stable_keys`, which survive edits elsewhere in a module), the
+seed drawing only where one is gone: the rerun after new cases. Its score is on mutants the
+cases were written against; a fresh draw (`--seed`) is the unbiased estimate.
 """
 
 from __future__ import annotations
