@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import shlex
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
@@ -66,6 +67,8 @@ _Test = TypeVar("_Test", bound=Callable[..., Any])
 # --- JSON as a reader sees it --------------------------------------------------------------
 
 _INVISIBLE: Final = frozenset({"Cc", "Cf", "Zl", "Zp", "Zs", "Co", "Cn", "Cs"})
+# what may need an escape: anything but printable ASCII (checked one character at a time)
+_INVISIBLE_RUN: Final = re.compile(r"[^\x20-\x7e]+")
 
 
 def _escape(char: str) -> str:
@@ -86,8 +89,10 @@ def json_text(value: Any, limit: int | None = None) -> str:
     >>> print(json_text({"a": "é\\ufeff\\ud83d", "b": [1, None, True]}))
     {"a": "é\\ufeff\\ud83d", "b": [1, null, true]}
     """
-    text = "".join(_escape(c) for c in json.dumps(value, ensure_ascii=False))
-    return text if limit is None else shorten(text, limit)
+    text = json.dumps(value, ensure_ascii=False)
+    if limit is not None:  # cut first: an answer of many MB is escaped a few kB at a time
+        text = shorten(text, limit)
+    return _INVISIBLE_RUN.sub(lambda m: "".join(map(_escape, m[0])), text)
 
 
 def _wire(outcome: Outcome | None) -> Any:
@@ -105,7 +110,7 @@ def _wire(outcome: Outcome | None) -> Any:
 # --- the example -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class Exchange:
     """One request of an example, the implementation's answer and the reference's."""
 
@@ -123,9 +128,17 @@ class Exchange:
         """Whether the implementation answered within the protocol (a result or an error)."""
         return self.answer.reply is not None
 
+    @functools.cached_property
+    def judged(self) -> tuple[str, Findings] | None:
+        return self._judge()
+
     def verdict(self) -> tuple[str, Findings] | None:
         """How the answer departs from the reference's (text, findings), or None: the same
-        answer, no answer from either side, or no reference answer to compare with."""
+        answer, no answer from either side, or no reference answer to compare with. (Judged
+        once: an answer of many MB is compared once.)"""
+        return self.judged
+
+    def _judge(self) -> tuple[str, Findings] | None:
         if self.reference is None or self.reference.reply is None or self.answer.reply is None:
             return None
         return reference_verdict(self.op, self.reference.reply, self.answer.reply)
@@ -140,8 +153,9 @@ class Exchange:
 
 def _kept(value: Any) -> Any:
     """A value for the record: whole, or past `_KEPT_CHARS` its text cut (`shortened`)."""
-    text = json_text(value)
-    return value if len(text) <= _KEPT_CHARS else {"shortened": shorten(text, _KEPT_CHARS)}
+    if len(json.dumps(value, ensure_ascii=False)) <= _KEPT_CHARS:
+        return value
+    return {"shortened": json_text(value, _KEPT_CHARS)}
 
 
 def reference_answer(reference: Implementation, op: str, args: Mapping[str, Any]) -> Outcome | None:
