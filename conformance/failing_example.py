@@ -9,7 +9,9 @@ answer, the implementation's answer and every difference (`compare.render`), the
 command that replays the example and the one that pins it as a case. No Python
 traceback, repr or pytest wording; `conform --debug` appends pytest's own report.
 
-- `Exchange`: one request, the implementation's answer and the reference's.
+- `Exchange`: one request, the implementation's answer and the reference's; judged
+  against the reference's answer, or where the reference answers no such op (`agent.*`)
+  against the op's result schema (`conformance.shapes`).
 - `exchanges_of(recording)`: the recorded example, each request asked of the reference.
 - `reading_shapes(test)`: a property test whose `KeyError`, `IndexError`, `TypeError` or
   `AttributeError` on an answer of an unexpected shape is that answer's differences
@@ -33,12 +35,13 @@ from typing import Any, Final, TypeVar
 
 from conformance.cases import rule_index
 from conformance.check import ReferenceMismatch, ResultMismatch, reference_verdict
-from conformance.compare import shorten
+from conformance.compare import render, shorten
 from conformance.equivalence import Outcome, ask
 from conformance.errors import AdapterError, StopAfterTimeout
 from conformance.harnesses.reference import in_process
 from conformance.recording import Recording
 from conformance.results import Findings, slug
+from conformance.shapes import schema_differences
 from conformance.transport.base import Implementation
 
 __all__ = [
@@ -61,6 +64,7 @@ PIN_DIR: Final = Path(".ctxspec", "cases")  # where the printed pin command writ
 _SHOWN_CHARS: Final = 4000  # a request or answer in the text keeps its head and tail
 _KEPT_CHARS: Final = 20000  # an answer in the record kept whole up to this size
 _SHAPE_ERRORS: Final = (KeyError, IndexError, TypeError, AttributeError)
+SCHEMA_DEPARTS: Final = "departs from the op's result schema (the reference answers no such op):"
 _Test = TypeVar("_Test", bound=Callable[..., Any])
 
 
@@ -139,9 +143,14 @@ class Exchange:
         return self.judged
 
     def _judge(self) -> tuple[str, Findings] | None:
-        if self.reference is None or self.reference.reply is None or self.answer.reply is None:
+        reply = self.answer.reply
+        if self.reference is None and reply is not None and reply.error is None:
+            found = schema_differences(self.op, reply.result)  # no reference: the schema
+            if found:
+                return f"{SCHEMA_DEPARTS}\n{render(found)}", Findings.of(self.op, found)
+        if self.reference is None or self.reference.reply is None or reply is None:
             return None
-        return reference_verdict(self.op, self.reference.reply, self.answer.reply)
+        return reference_verdict(self.op, self.reference.reply, reply)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -262,7 +271,8 @@ def tell_exchanges(exchanges: Sequence[Exchange]) -> list[str]:
         lines.append(f"    implementation: {json_text(_wire(exchange.answer), _SHOWN_CHARS)}")
         verdict = exchange.verdict()
         if verdict is not None:
-            lines.append(_indented(verdict[0].removeprefix("differs from the reference:\n"), "  "))
+            text = verdict[0].removeprefix("differs from the reference:\n")
+            lines.append(_indented(text.replace(SCHEMA_DEPARTS, f"  {SCHEMA_DEPARTS}"), "  "))
     return lines
 
 
@@ -367,7 +377,7 @@ def tell_property(
         replay = replay_command(impl, file)
         lines.append(f"  replay: {replay}")
         example.update(file=file, replay=replay)
-        if verdicts:  # an answer to pin as a case
+        if any(e.reference is not None and e.verdict() for e in exchanges):  # to pin
             pin = pin_command(impl, file)
             lines.append(f"  pin:    {pin}")
             example["pin"] = pin

@@ -119,8 +119,11 @@ def replay(options: argparse.Namespace) -> int:
     for line in tell_exchanges(exchanges):
         print(line)
     print(_summary(exchanges, differing, unanswered))
-    if options.write_case and differing:
-        _pin(Path(options.write_case), differing, options.impl)
+    pinnable = [e for e in differing if e.reference is not None]
+    if options.write_case and pinnable:
+        _pin(Path(options.write_case), pinnable, options.impl)
+    elif options.write_case:
+        print("nothing to pin: no answer differs from one the reference gives")
     if options.json:
         document = {
             "replayed": options.replay,

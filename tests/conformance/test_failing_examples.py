@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 from conform import conform
-from paths import FAKE_IMPL
+from paths import FAKE_IMPL, ROOT
 
-from conformance.check import ResultMismatch
+from conformance.cases import load_cases
+from conformance.check import CaseMismatch, ResultMismatch, check_case
 from conformance.cli import main
 from conformance.cli_args import UsageError
 from conformance.equivalence import Outcome
@@ -33,8 +34,10 @@ from conformance.failing_example import (
     tell_property,
 )
 from conformance.harnesses.reference import handle
+from conformance.profiles import profile_for
 from conformance.recording import Recording, read_failures
 from conformance.replay import check_replay_options
+from conformance.shapes import schema_differences
 from conformance.transport.base import Implementation, Reply
 
 # what no report shows without --debug: Python's tracebacks and reprs, pytest's wording
@@ -170,6 +173,40 @@ def test_an_unexpected_shape_is_a_difference(answer: Any, kind: str) -> None:
     assert isinstance(raised.value, ResultMismatch)
     assert any(f.kind == kind for f in raised.value.findings.shown), raised.value.findings
     assert "KeyError" not in str(raised.value) and "TypeError" not in str(raised.value)
+
+
+class TestSchemaShapes:
+    """Where the reference answers no such op (agent.*), the op's result schema tells the
+    shape: a golden case or a property meets a difference, never a crash of its check."""
+
+    def test_each_departure_is_a_difference(self) -> None:
+        found = schema_differences("agent.compaction", {"compact": "yes"})
+        assert [(d.path, d.kind) for d in found] == [
+            ("$.compact", "differs"),
+            ("$.keep", "missing"),
+        ]
+        assert [(d.path, d.kind) for d in schema_differences("agent.instructions", [])] == [
+            ("$", "differs")
+        ]
+
+    def test_an_exchange_without_reference_is_judged_by_the_schema(self) -> None:
+        exchange = Exchange(op="agent.tool_output", args={"content": "x"},
+                            answer=Outcome(reply=Reply(result={})), reference=None)  # fmt: skip
+        verdict = exchange.verdict()
+        assert verdict is not None and verdict[1].classes == (
+            "agent.tool_output $.content missing",
+        )
+
+    def test_a_golden_agent_case_meets_a_difference(self) -> None:
+        case = next(c for c in load_cases() if c.op == "agent.tool_output" and c.expect_holds)
+        port = _Port(lambda _reply: Reply(result={}))
+        port.hello = {"ops": ["agent.tool_output"]}
+        profile = profile_for(
+            "fake", str(ROOT / "tests" / "support" / "fake_agent" / "profile.yaml")
+        )
+        with pytest.raises(CaseMismatch) as raised:
+            check_case(port, case, profile)
+        assert "$.content: missing" in str(raised.value)
 
 
 def test_a_property_bug_on_the_reference_answer_stays_a_bug() -> None:
@@ -309,6 +346,23 @@ def test_no_property_crashes_on_an_answer_of_another_shape(tmp_path: Path, mode:
         assert not PYTHON_WORDING.search(entry["message"]), entry["message"]
         assert "a bug of ctxspec" not in entry["message"], entry["message"]
         assert entry.get("differences"), entry["id"]
+    assert not PYTHON_WORDING.search(output)
+
+
+@pytest.mark.slow
+def test_an_agent_answering_empty_objects_meets_differences(tmp_path: Path) -> None:
+    """The agent ops (no reference answer): each case and property tells the schema's."""
+    agent = ROOT / "tests" / "support" / "fake_agent"
+    impl = shlex.join([sys.executable, str(agent / "agent.py"), "empty-object"])
+    profile = str(agent / "profile.yaml")
+    status, output, data = conform(tmp_path, "--impl", impl, "--agent-profile", profile,
+                                   "--expectations", "none")  # fmt: skip
+    assert status == 1
+    failed = [r for r in data["records"] if r["status"] == "failed"]
+    assert {r["kind"] for r in failed} == {"case", "property"}
+    for entry in failed:
+        assert "a bug of ctxspec" not in entry["message"], entry["message"]
+        assert any(d["kind"] == "missing" for d in entry["differences"]), entry["id"]
     assert not PYTHON_WORDING.search(output)
 
 

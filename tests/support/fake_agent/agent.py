@@ -2,12 +2,14 @@
 end (profile: `profile.yaml` beside it).
 
     python tests/support/fake_agent/agent.py [split-pairs] [sorted-files] [late-compaction]
+                                             [empty-object]
 
 Sound unless a mode says otherwise:
   split-pairs      cuts tool output by code points of the UTF-16 form, so an odd limit
                    leaves a lone surrogate (Gemini CLI's fault)
   sorted-files     joins instruction files sorted as strings (Gemini CLI's fault)
   late-compaction  compacts at 0.9 of the window where its profile declares 0.5
+  empty-object     answers {} to every op (every field missing)
 """
 
 from __future__ import annotations
@@ -98,6 +100,9 @@ HANDLERS = {
     "agent.instructions": instructions,
     "agent.compaction": compaction,
 }
+
+if "empty-object" in MODES:
+    HANDLERS = {op: (lambda _args: {}) for op in HANDLERS}
 
 if __name__ == "__main__":
     serve(dispatch(HANDLERS, HELLO))
