@@ -88,12 +88,13 @@ class TestTrustPrompt:
         assert resolution.store_after == '{\n  "/ws/repo": true,\n  "/z": false\n}\n'
 
     def test_unreadable_store_is_eacces(self) -> None:
-        """A file without read permission gives Node's EACCES message (as a non-root user)."""
+        """A file without read permission is Node's EACCES, told by its kind (as a non-root
+        user; PROTOCOL.md, an engine's words)."""
         listing = Listing.from_wire({"agent/trust.json": {"content": "{}", "mode": 0}})
         with pytest.raises(UnreadableTrustStore) as raised:
             read_trust_store(listing, "/agent")
         assert raised.value.kind == "unreadable"
-        assert str(raised.value).endswith("EACCES: permission denied, open '/agent/trust.json'")
+        assert str(raised.value).endswith("<EACCES /agent/trust.json>")
 
     def test_unneeded_broken_store_is_reported(self) -> None:
         """An override leaves the store unread for the decision; its error is carried."""
