@@ -294,7 +294,10 @@ def _reason(error: BaseException) -> str | None:
             stated = "" if text.startswith("assert ") else text.split("\nassert ", 1)[0]
             if stated.strip():
                 reasons.append(stated.strip())
-        elif isinstance(leaf, AdapterError | StopAfterTimeout):
+        elif isinstance(leaf, AdapterError):  # its request is the example's: not twice
+            stderr = f"\n--- stderr (tail) ---\n{leaf.stderr_tail}" if leaf.stderr_tail else ""
+            reasons.append(f"{leaf.kind}: {leaf.message}{stderr}")
+        elif isinstance(leaf, StopAfterTimeout):
             reasons.append(str(leaf))
         else:
             kind = type(leaf).__name__
@@ -368,7 +371,9 @@ def tell_property(
     if exchanges:
         lines.append(f"  minimal failing example, {len(exchanges)} request(s):")
         lines += tell_exchanges(exchanges)
-        if not verdicts and all(e.answered and e.reference is not None for e in exchanges):
+        broken = any(isinstance(leaf, AdapterError | StopAfterTimeout) for leaf in _leaves(error))
+        answered = all(e.answered and e.reference is not None for e in exchanges)
+        if not verdicts and answered and not broken:
             lines.append(
                 "  every answer is the reference's: the reference breaks this property too"
             )
