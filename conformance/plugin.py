@@ -608,6 +608,30 @@ def _hello_once(item: pytest.Item) -> dict[str, Any] | None:
     return hello
 
 
+# a status as pytest's progress and its closing line count it: ctxspec's own words, so the
+# line reads as the summary table does ("1361 passed, 49 not-applicable, 5 failed-as-pi")
+_TEST_STATUS: Final = {
+    "passed": ("passed", ".", "PASSED"),
+    "failed": ("failed", "F", "FAILED"),
+    "error": ("error", "E", "ERROR"),
+    "unsupported": ("unsupported", "u", "UNSUPPORTED"),
+    "not-applicable": ("not-applicable", "n", "NOT-APPLICABLE"),
+    "failed-as-pi": ("failed-as-pi", "p", "FAILED-AS-PI"),
+    "expected-failure": ("expected-failure", "x", "EXPECTED-FAILURE"),
+    "unexpected-pass": ("unexpected-pass", "X", "UNEXPECTED-PASS"),
+}
+
+
+def pytest_report_teststatus(
+    report: pytest.TestReport, config: pytest.Config
+) -> tuple[str, str, str] | None:
+    """A ctxspec record's status in pytest's progress line and closing line."""
+    for key, value in getattr(report, "user_properties", ()):
+        if key == "ctxspec" and isinstance(value, dict) and value.get("status") in _TEST_STATUS:
+            return _TEST_STATUS[value["status"]]
+    return None
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     config = _CONFIG.get("config")
     if config is None or hasattr(config, "workerinput"):
