@@ -186,8 +186,7 @@ def write_expectations(
             continue
         failing_ids.add(record["id"])
         section = "cases" if record["kind"] == "case" else "properties"
-        # a property listed bare before keeps its reason for the one op it now fails on
-        old_reason = old_reasons.get(record["id"], old_reasons.get(record["id"].split("[")[0]))
+        old_reason = _old_reason(old_reasons, record["id"])
         if old_reason is not None and UNEXPLAINED not in str(old_reason):
             sections[section][record["id"]] = " ".join(str(old_reason).split())
             counts["kept"] += 1
@@ -219,6 +218,19 @@ def write_expectations(
     counts["dropped"] = len((set(old_reasons) & ran) - failing_ids)
     _dump(path, implementation, sections)
     return counts
+
+
+def _old_reason(old_reasons: Mapping[str, Any], entry_id: str) -> str | None:
+    """The reason the file already gives an entry: under its own id; a property's op
+    under the bare name listed before; a bare name under its ops' entries (their reasons
+    joined, each once), when every op of it now fails."""
+    if entry_id in old_reasons:
+        return str(old_reasons[entry_id])
+    bare = entry_id.split("[", 1)[0]
+    if bare != entry_id:
+        return str(old_reasons[bare]) if bare in old_reasons else None
+    per_op = [str(reason) for key, reason in old_reasons.items() if key.startswith(f"{bare}[")]
+    return "; ".join(dict.fromkeys(" ".join(r.split()) for r in per_op)) or None
 
 
 def _listed_ids(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
