@@ -192,7 +192,7 @@ def _gates_invariants(config: pytest.Config) -> bool:
     return str(config.getoption("level", "compat")) == "invariant"
 
 
-def _pi_mark(config: pytest.Config, entry: str, reason: str) -> Any:
+def _pi_mark(config: pytest.Config, reason: str) -> Any:
     """The mark of a test the pinned Pi fails: a non-strict expected failure (a pass is a
     pass), told apart by its reason's prefix; none when the run gates on invariants."""
     if _gates_invariants(config):
@@ -231,7 +231,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             marks.append(pytest.mark.skip(reason=f"{NOT_APPLICABLE}: {why}"))
         elif case.id in known:
             marks.append(pytest.mark.xfail(reason=known[case.id], strict=True, raises=CaseMismatch))
-        elif case.id in pi_known and (mark := _pi_mark(config, case.id, pi_known[case.id])):
+        elif case.id in pi_known and (mark := _pi_mark(config, pi_known[case.id])):
             marks.append(mark)
         params.append(pytest.param(case, id=case.id, marks=marks))
     metafunc.parametrize("golden_case", params)
@@ -297,9 +297,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         _record_examples(item)
         if why is None and (reason := _listed(known, item)) is not None:
             item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
-        elif why is None and (reason := _listed(pi_known, item)) is not None:
-            mark = _pi_mark(config, item.name, reason)
-            item.add_marker(mark) if mark is not None else None
+        elif (
+            why is None
+            and (reason := _listed(pi_known, item)) is not None
+            and (mark := _pi_mark(config, reason)) is not None
+        ):
+            item.add_marker(mark)
         kept.append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
