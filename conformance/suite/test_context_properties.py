@@ -17,11 +17,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.check import answer, assert_same, result_of
+from conformance.check import result_of
 from conformance.failing_example import json_text
-from conformance.harnesses.reference import handle
 from conformance.strategies.ops import OP_ARGS
 from conformance.strategies.trees import GATED_MARK, context_trees, trust_stores
+from conformance.suite.differential import per_op, same_as_reference
 from conformance.transport.base import Implementation
 
 B2 = "instruction_ordering"
@@ -30,11 +30,6 @@ B3 = "trust_denial"
 
 def _call(impl: Implementation, op: str, args: dict[str, Any]) -> Any:
     return result_of(impl, op, args)
-
-
-def _differential(impl: Implementation, op: str, args: dict[str, Any]) -> None:
-    reply = answer(impl, op, args)
-    assert_same(op, args, handle(op, args), reply)
 
 
 def _trust_args(data: st.DataObject, tree: dict[str, Any]) -> dict[str, Any]:
@@ -48,7 +43,7 @@ def _trust_args(data: st.DataObject, tree: dict[str, Any]) -> dict[str, Any]:
 @given(tree=context_trees())
 def test_discovery_matches_reference(impl: Implementation, tree: dict[str, Any]) -> None:
     """context.discover answers what the reference answers on the same tree."""
-    _differential(impl, "context.discover", tree)
+    same_as_reference(impl, "context.discover", tree)
 
 
 @pytest.mark.ctxspec_property(boundary=B2, op="context.discover", rule="CTX-2")
@@ -70,7 +65,7 @@ def test_trust_matches_reference(
     impl: Implementation, data: st.DataObject, tree: dict[str, Any]
 ) -> None:
     """trust.resolve answers what the reference answers, for random decisions up the path."""
-    _differential(impl, "trust.resolve", _trust_args(data, tree))
+    same_as_reference(impl, "trust.resolve", _trust_args(data, tree))
 
 
 @pytest.mark.ctxspec_property(boundary=B3, op="resources.load", rule="RES-1", level="compat")
@@ -79,7 +74,7 @@ def test_resources_match_reference(
     impl: Implementation, tree: dict[str, Any], trusted: bool
 ) -> None:
     """resources.load answers what the reference answers, trusted or not."""
-    _differential(impl, "resources.load", {**tree, "projectTrusted": trusted})
+    same_as_reference(impl, "resources.load", {**tree, "projectTrusted": trusted})
 
 
 @pytest.mark.ctxspec_property(boundary=B3, op="resources.load", rule="RES-2")
@@ -110,16 +105,8 @@ DIFFERENTIAL_OPS: Final = {
 }
 
 
-@pytest.mark.parametrize(
-    "op",
-    [
-        pytest.param(
-            op, marks=pytest.mark.ctxspec_property(boundary=b, op=op, rule=r, level="compat")
-        )
-        for op, (b, r) in DIFFERENTIAL_OPS.items()
-    ],
-)
+@pytest.mark.parametrize("op", per_op(DIFFERENTIAL_OPS))
 @given(data=st.data())
 def test_context_op_matches_reference(impl: Implementation, op: str, data: st.DataObject) -> None:
     """Differential: the op answers what the reference answers on drawn arguments."""
-    _differential(impl, op, data.draw(OP_ARGS[op], label="args"))
+    same_as_reference(impl, op, data.draw(OP_ARGS[op], label="args"))

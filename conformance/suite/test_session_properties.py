@@ -16,8 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.check import answer, assert_same, result_of
-from conformance.harnesses.reference import handle
+from conformance.check import result_of
 from conformance.strategies.session_ops import SESSION_OP_ARGS
 from conformance.strategies.sessions import (
     agent_runs,
@@ -25,6 +24,7 @@ from conformance.strategies.sessions import (
     session_trees,
     tree_with_leaves,
 )
+from conformance.suite.differential import per_op, same_as_reference
 from conformance.transport.base import Implementation
 
 B4 = "compaction_threshold"
@@ -112,17 +112,12 @@ def test_tokens_before_is_the_context_estimate(
     assert prepared["tokensBefore"] == estimate["tokens"]
 
 
-def _differential(impl: Implementation, op: str, args: dict[str, Any]) -> None:
-    reply = answer(impl, op, args)
-    assert_same(op, args, handle(op, args), reply)
-
-
 @pytest.mark.ctxspec_property(boundary=B5, op="session.context", rule="SS-1")
 @given(drawn=tree_with_leaves())
 def test_session_context_matches_reference(impl: Implementation, drawn: Any) -> None:
     """Differential: buildSessionContext equals the reference (compactions included)."""
     entries, leaf, _ = drawn
-    _differential(impl, "session.context", {"entries": entries, "leafId": leaf})
+    same_as_reference(impl, "session.context", {"entries": entries, "leafId": leaf})
 
 
 @pytest.mark.ctxspec_property(boundary=B4, op="compaction.prepare", rule="CP-9")
@@ -131,7 +126,7 @@ def test_prepare_matches_reference(
     impl: Implementation, entries: list[dict[str, Any]], keep: int
 ) -> None:
     """Differential: prepareCompaction equals the reference."""
-    _differential(
+    same_as_reference(
         impl, "compaction.prepare", {"entries": entries, "settings": {"keepRecentTokens": keep}}
     )
 
@@ -142,7 +137,7 @@ def test_branch_prepare_matches_reference(
     impl: Implementation, entries: list[dict[str, Any]], budget: int
 ) -> None:
     """Differential: prepareBranchEntries equals the reference, any budget."""
-    _differential(impl, "branch.prepare", {"entries": entries, "tokenBudget": budget})
+    same_as_reference(impl, "branch.prepare", {"entries": entries, "tokenBudget": budget})
 
 
 @pytest.mark.ctxspec_property(boundary=B4, op="session.run", rule="CP-12")
@@ -171,7 +166,7 @@ def test_compaction_only_at_checkpoints(impl: Implementation, args: dict[str, An
 @given(args=agent_runs())
 def test_agent_run_matches_reference(impl: Implementation, args: dict[str, Any]) -> None:
     """Differential: a whole scripted run (events, entries, context) equals the reference."""
-    _differential(impl, "session.run", args)
+    same_as_reference(impl, "session.run", args)
 
 
 # op -> (boundary, rule): the ops no property above draws, each compared with the reference
@@ -197,17 +192,9 @@ DIFFERENTIAL_OPS: Final = {
 }
 
 
-@pytest.mark.parametrize(
-    "op",
-    [
-        pytest.param(
-            op, marks=pytest.mark.ctxspec_property(boundary=b, op=op, rule=r, level="compat")
-        )
-        for op, (b, r) in DIFFERENTIAL_OPS.items()
-    ],
-)
+@pytest.mark.parametrize("op", per_op(DIFFERENTIAL_OPS))
 @given(data=st.data())
 def test_session_op_matches_reference(impl: Implementation, op: str, data: st.DataObject) -> None:
     """Differential: the op answers what the reference answers on drawn arguments."""
     args = data.draw(SESSION_OP_ARGS[op], label="args")
-    _differential(impl, op, args)
+    same_as_reference(impl, op, args)

@@ -15,9 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.check import answer, assert_same
-from conformance.harnesses.reference import handle
 from conformance.strategies.ops import OP_ARGS
+from conformance.suite.differential import per_op, same_as_reference
 from conformance.transport.base import Implementation
 
 # op -> the rule its answers are judged by
@@ -33,24 +32,10 @@ def _quick(args: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in args.items() if key not in _SLOW_ENDINGS}
 
 
-def _differential(impl: Implementation, op: str, args: dict[str, Any]) -> None:
-    reply = answer(impl, op, args)
-    assert_same(op, args, handle(op, args), reply)
-
-
 @pytest.mark.parametrize(
-    "op",
-    [
-        pytest.param(
-            op,
-            marks=pytest.mark.ctxspec_property(
-                boundary="tool_results", op=op, rule=rule, level="compat"
-            ),
-        )
-        for op, rule in TOOL_RULES.items()
-    ],
+    "op", per_op({op: ("tool_results", rule) for op, rule in TOOL_RULES.items()})
 )
 @given(data=st.data())
 def test_tool_matches_reference(impl: Implementation, op: str, data: st.DataObject) -> None:
     """Differential: the tool's result text equals the reference's on drawn arguments."""
-    _differential(impl, op, data.draw(OP_ARGS[op].map(_quick), label="args"))
+    same_as_reference(impl, op, data.draw(OP_ARGS[op].map(_quick), label="args"))

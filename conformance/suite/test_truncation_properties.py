@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.check import answer, assert_same, result_of
-from conformance.harnesses.reference import handle
+from conformance.check import result_of
 from conformance.strategies.text import limits_near, line_limit, texts
+from conformance.suite.differential import same_as_reference
 from conformance.transport.base import Implementation
 from reference import _utf8
 from reference._utf16 import canonical, code_units, has_surrogates
@@ -119,11 +119,6 @@ def test_line_cut_counts_code_units(impl: Implementation, line: str, max_chars: 
         assert code_units(result["text"]) == max_chars + len("... [truncated]")
 
 
-def _differential(impl: Implementation, op: str, args: dict[str, Any]) -> None:
-    reply = answer(impl, op, args)
-    assert_same(op, args, handle(op, args), reply)
-
-
 numbers = st.one_of(
     st.none(), st.integers(-2, 70), st.floats(-2, 70, allow_nan=False).map(lambda x: round(x, 1))
 )
@@ -136,14 +131,14 @@ def test_truncate_matches_reference(
     impl: Implementation, op: str, content: str, max_lines: Any, max_bytes: Any
 ) -> None:
     """Differential: head/tail equal the reference, any limits (fractional, negative, null)."""
-    _differential(impl, op, {"content": content, "maxLines": max_lines, "maxBytes": max_bytes})
+    same_as_reference(impl, op, {"content": content, "maxLines": max_lines, "maxBytes": max_bytes})
 
 
 @pytest.mark.ctxspec_property(boundary=B1, op="truncate.line", rule="TRUNC-7")
 @given(line=texts, max_chars=numbers)
 def test_truncate_line_matches_reference(impl: Implementation, line: str, max_chars: Any) -> None:
     """Differential: truncateLine equals the reference."""
-    _differential(impl, "truncate.line", {"line": line, "maxChars": max_chars})
+    same_as_reference(impl, "truncate.line", {"line": line, "maxChars": max_chars})
 
 
 @pytest.mark.ctxspec_property(boundary=B1, op="format.size", rule="TRUNC-8")
@@ -156,4 +151,4 @@ def test_truncate_line_matches_reference(impl: Implementation, line: str, max_ch
 )
 def test_format_size_matches_reference(impl: Implementation, size: float) -> None:
     """Differential: formatSize equals the reference (toFixed ties, exponents, fractions)."""
-    _differential(impl, "format.size", {"bytes": size})
+    same_as_reference(impl, "format.size", {"bytes": size})
