@@ -386,7 +386,8 @@ def check_selection(case_ids: Sequence[str], boundaries: Sequence[str], ops: Seq
 
 
 def suite_properties() -> frozenset[str]:
-    """The names of the suite's properties: its functions marked `ctxspec_property`.
+    """The names of the suite's properties: its functions marked `ctxspec_property`, or
+    parametrized by `per_op`.
 
     Read from the source, so that pytest still imports (and rewrites) the modules itself.
     """
@@ -396,7 +397,9 @@ def suite_properties() -> frozenset[str]:
             continue
         for node in ast.walk(ast.parse(file.read_text("utf-8"))):
             if isinstance(node, ast.FunctionDef) and any(
-                "ctxspec_property" in ast.unparse(d) for d in node.decorator_list
+                # marked itself, or per op (`suite.differential.per_op` marks each parameter)
+                "ctxspec_property" in (text := ast.unparse(d)) or "per_op(" in text
+                for d in node.decorator_list
             ):
                 names.add(node.name)
     return frozenset(names)
