@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from conformance.cli_args import suite_properties
 from conformance.expectations import default_expectations_file, load_expectations
-from conformance.suite.differential import per_op
 
 
 def test_properties_parametrized_per_op_are_named() -> None:
-    """A property parametrized by `per_op` carries its mark on each parameter, not on the
-    function: it is a property of the suite all the same."""
+    """A property parametrized by `suite.differential.per_op` carries its mark on each
+    parameter, not on the function: it is a property of the suite all the same."""
     names = suite_properties()
     assert {"test_context_op_matches_reference", "test_session_op_matches_reference",
             "test_tool_matches_reference"} <= names  # fmt: skip
-    assert per_op({"truncate.head": ("multibyte_cuts", "TRUNC-2")})
 
 
 def test_every_shipped_expectations_file_names_properties_the_suite_has() -> None:
