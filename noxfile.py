@@ -46,7 +46,10 @@ def _shipped() -> list[str]:
 
 IMPLEMENTATIONS = _shipped()
 RELEASES = [name for name in IMPLEMENTATIONS if name.startswith("pi@")]
-ENGINES = ["reference", "fastengine"]  # this package's own (conformance.transport.resolve.ENGINES)
+ENGINES = [
+    "reference",
+    "fastengine",
+]  # this package's own (ctxspec.conformance.transport.resolve.ENGINES)
 # the other coding agents: a family with a profile of its own (conformance/profiles/, Pi's aside)
 AGENT_FAMILIES = {p.stem for p in Path("conformance/profiles").glob("*.yaml")} - {"pi"}
 AGENTS = [name for name in IMPLEMENTATIONS if name.partition("@")[0] in AGENT_FAMILIES]
@@ -164,7 +167,8 @@ def lint(session: nox.Session) -> None:
     group: tiktoken's types), and the corpus lint."""
     install(session, "lint", "test", "bench")
     session.run("ruff", "check", ".")
-    session.run("ruff", "format", "--check", "reference", "fastengine", "conformance")
+    session.run("ruff", "format", "--check", "ctxspec", "reference", "fastengine", "conformance")
+    session.run("python", "typecheck_tree.py")  # the namespace as mypy must see it
     session.run("mypy")
     session.run("ctxspec", "cases", "lint")
 

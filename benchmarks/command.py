@@ -1,5 +1,5 @@
 """`ctxspec bench`'s command line: its arguments, their defaults (each in one place), and
-the call of `benchmarks.run.bench`.
+the call of `ctxspec.benchmarks.run.bench`.
 
 Kept apart from `run` so that `ctxspec --help` and every other command build their
 parser without importing the bench group's packages (matplotlib, tiktoken): `run` is
@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conformance.cli_args import flavours as flavour_list
-from conformance.cli_args import (
+from ctxspec.conformance.cli_args import flavours as flavour_list
+from ctxspec.conformance.cli_args import (
     fraction,
     impl_spec,
     input_file,
@@ -26,7 +26,7 @@ from conformance.cli_args import (
     size,
     sizes,
 )
-from corpora.generators.logs import STREAM_FLAVOURS
+from ctxspec.corpora.generators.logs import STREAM_FLAVOURS
 
 __all__ = ["add_bench_command"]
 
@@ -41,7 +41,7 @@ INSTRUCTIONS_TOLERANCE = 0.01
 def _bench(options: argparse.Namespace) -> int:
     """`ctxspec bench`: benchmarks/run.py, in this process (the bench group's packages)."""
     try:
-        from benchmarks.run import Options, bench  # noqa: PLC0415  (matplotlib: the bench group)
+        from ctxspec.benchmarks.run import Options, bench  # noqa: PLC0415  (matplotlib: the bench group)
     except ImportError as error:
         print(
             "ctxspec bench: needs pyproject.toml's bench dependency group (`nox -s bench`, "

@@ -9,7 +9,7 @@ named `<part> <size>: <figure> <implementation> / <ratio-to>`, e.g.
 tolerance below its baseline is a fall (`ctxspec bench --tolerance`, whose default, 0.3,
 is set in one place, its parser: one ratio measured twice in one run on the 2-core
 shared machine moved by up to ~20%): it fails the gate where no instruction count of
-this build gates, and is listed where one does (`benchmarks.run._gate`); ratios missing
+this build gates, and is listed where one does (`ctxspec.benchmarks.run._gate`); ratios missing
 on either side (a size not run, an implementation not installed) are listed, never failed.
 
 The reference's own ratios (with `--impl reference`) are listed, not gated: it is the
@@ -25,7 +25,7 @@ figures like the helpers, gated the same way once a baseline holds them.
 Runs on the 2-core shared machine disagree by more than the tolerance (the 64 MiB mixed
 stream's fastengine / Pi ratio was 17.7, 23.6 and 10.8 in three runs of one evening), so
 the committed baseline is the per-ratio minimum of several runs (`python -m
-benchmarks.compare RESULTS.json ...`, `minimum`), a floor a busy run can still fall
+ctxspec.benchmarks.compare RESULTS.json ...`, `minimum`), a floor a busy run can still fall
 through. The gate that holds on a noisy machine is the instruction counts of the engines'
 own ops (`benchmarks/instructions.py`), stored beside the ratios under `instructions`:
 a count that rises more than `--instructions-tolerance` above its baseline fails the
@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from benchmarks.requests import parse_size
+from ctxspec.benchmarks.requests import parse_size
 
 BASELINE: Final = Path(__file__).resolve().parent / "baseline.json"
 SESSION_GATE_ENTRIES: Final = 100000
@@ -234,10 +234,10 @@ def save_counts(counts: Mapping[str, int], path: Path, note: str, on: str) -> No
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m benchmarks.compare RESULTS.json ... [--out FILE]`: a baseline as the
+    """`python -m ctxspec.benchmarks.compare RESULTS.json ... [--out FILE]`: a baseline as the
     per-ratio minimum of several `ctxspec bench` runs (their `results.json`), and the
     per-op maximum of their instruction counts."""
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.compare")
+    parser = argparse.ArgumentParser(prog="python -m ctxspec.benchmarks.compare")
     parser.add_argument("results", nargs="+", type=Path, help="results.json of bench runs")
     parser.add_argument("--out", type=Path, default=BASELINE, help="the baseline to write")
     options = parser.parse_args(argv)
@@ -253,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 counts[name] = max(int(value), counts.get(name, 0))
         except (OSError, ValueError, KeyError) as error:
             print(
-                f"python -m benchmarks.compare: {path}: not a bench run's results ({error})",
+                f"python -m ctxspec.benchmarks.compare: {path}: not a bench run's results ({error})",
                 file=sys.stderr,
             )
             return 2

@@ -18,10 +18,10 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks.measure import open_target
-from conformance.errors import AdapterError
-from conformance.transport.named import InstallError
-from corpora.generators.logs import minified_line, mixed_log
+from ctxspec.benchmarks.measure import open_target
+from ctxspec.conformance.errors import AdapterError
+from ctxspec.conformance.transport.named import InstallError
+from ctxspec.corpora.generators.logs import minified_line, mixed_log
 
 SIZE = 64 * 1024
 PROSE_WORDS = (

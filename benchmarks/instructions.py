@@ -11,9 +11,9 @@ Figures that compare implementations stay ratios of wall time: Pi is another run
 its instructions are not comparable.
 
 How: one process per engine runs under Callgrind (Debian's `valgrind`), `python -m
-benchmarks.instructions serve ENGINE JOBS.json`, with `PYTHONHASHSEED=0`, on inputs written
+ctxspec.benchmarks.instructions serve ENGINE JOBS.json`, with `PYTHONHASHSEED=0`, on inputs written
 beforehand by the runner (the generators are seeded: the same bytes every time). It calls
-the bench handlers of `conformance.harnesses.reference.ops.bench`, exactly what
+the bench handlers of `ctxspec.conformance.harnesses.reference.ops.bench`, exactly what
 `ctxspec bench` times, after replacing their `measured` (the one function that wraps the
 measured call) by one that calls `os.sched_yield()` just before and just after the call.
 Callgrind runs with `--dump-before=sched_yield`: entering the libc function writes the
@@ -57,9 +57,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import benchmarks
-from benchmarks import compare
-from benchmarks.requests import (
+from ctxspec import benchmarks
+from ctxspec.benchmarks import compare
+from ctxspec.benchmarks.requests import (
     SIDES,
     Request,
     make_session,
@@ -68,7 +68,7 @@ from benchmarks.requests import (
     stream_request,
     truncate_request,
 )
-from corpora.generators.logs import cached_stream_log
+from ctxspec.corpora.generators.logs import cached_stream_log
 
 __all__ = ["ENGINES", "CountError", "Job", "agreement", "count", "environment", "jobs", "valgrind"]
 
@@ -119,7 +119,7 @@ def c_build() -> str:
     baseline's (docs/performance/index.md)."""
     producers: set[str] = set()
     for name in C_PASSES:
-        spec = importlib.util.find_spec(f"fastengine.{name}")
+        spec = importlib.util.find_spec(f"ctxspec.fastengine.{name}")
         if spec is None or spec.origin is None:
             return "not built"
         found = _PRODUCER.search(Path(spec.origin).read_bytes())
@@ -173,7 +173,7 @@ def count(engine: str, work: Sequence[Job], *, timeout: float = TIMEOUT) -> dict
             f"--callgrind-out-file={out}",
             sys.executable,
             "-m",
-            "benchmarks.instructions",
+            "ctxspec.benchmarks.instructions",
             "serve",
             engine,
             str(listing),
@@ -242,11 +242,11 @@ def _summary(dump: Path) -> int:
 
 def _serve(engine: str, listing: Path) -> None:
     """The counting process: every job's bench op once, its measured call between marks."""
-    from conformance.harnesses.reference.ops import REFERENCE, bench  # noqa: PLC0415
+    from ctxspec.conformance.harnesses.reference.ops import REFERENCE, bench  # noqa: PLC0415
 
     chosen = REFERENCE
     if engine == "fastengine":
-        from conformance.harnesses.fastengine import FAST  # noqa: PLC0415
+        from ctxspec.conformance.harnesses.fastengine import FAST  # noqa: PLC0415
 
         chosen = FAST
     handlers = bench.handlers(chosen)
@@ -287,11 +287,11 @@ def _lengths(text: str) -> tuple[int, ...]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m benchmarks.instructions count [--runs N] [--engine E] [--entries N,...]`:
+    """`python -m ctxspec.benchmarks.instructions count [--runs N] [--engine E] [--entries N,...]`:
     the counts of the default jobs (or at other session lengths), each engine counted
     `--runs` times, and how well the runs agree.
     (`serve ENGINE JOBS.json` is the counting process itself, run under Callgrind.)"""
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.instructions")
+    parser = argparse.ArgumentParser(prog="python -m ctxspec.benchmarks.instructions")
     commands = parser.add_subparsers(dest="command", required=True)
     counting = commands.add_parser("count", help="count the default jobs, --runs times")
     counting.add_argument("--runs", type=int, default=2, help="counts per engine (2)")
@@ -328,7 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 run.update(count(engine, work))
             except CountError as error:
-                print(f"python -m benchmarks.instructions: {error}", file=sys.stderr)
+                print(f"python -m ctxspec.benchmarks.instructions: {error}", file=sys.stderr)
                 return 2
             print(f"{engine}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
     for name in runs[0]:
@@ -336,7 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"max relative difference: {agreement(runs):.4%}")
     if options.save_baseline:
         highest = {name: max(run[name] for run in runs) for name in runs[0]}
-        note = f"the highest of {options.runs} runs of `python -m benchmarks.instructions count`"
+        note = f"the highest of {options.runs} runs of `python -m ctxspec.benchmarks.instructions count`"
         compare.save_counts(highest, options.save_baseline, note, environment())
     return 0
 

@@ -2,15 +2,15 @@
 
 `python benchmarks/json_parsers.py [--entries N]` parses the lines that probe what
 `JSON.parse` does and Python's `json` (with NaN and Infinity refused, as
-`reference.session_file.parse_line` does) reproduces: lone surrogates kept as lone code
+`ctxspec.reference.session_file.parse_line` does) reproduces: lone surrogates kept as lone code
 units, duplicate keys (the last wins, at the first one's place), numbers past a double
 (`1e400` is Infinity; a big integer), `-0`, and lines `parseSessionEntries` skips. Each
 candidate installed (orjson, msgspec, pysimdjson, ujson; none is a dependency) is run on
 the same lines: a candidate is usable only if every probe gives today's value (or is
 skipped as today). Then the MB/s of each on a generated session
-(`corpora.generators.sessions`, `--entries` entries), parsed line by line and, for
+(`ctxspec.corpora.generators.sessions`, `--entries` entries), parsed line by line and, for
 Python's `json`, as the fast engine does on an odd file (one array of all lines), and
-the fast engine's own pass (`fastengine._json.lines`, json where it is not sure) line by
+the fast engine's own pass (`ctxspec.fastengine._json.lines`, json where it is not sure) line by
 line and on the whole file, as it parses the usual file; the values kept.
 `--no-gc` turns the cyclic collector off for the run: the parsers' own work, an upper
 bound, since pausing the collector around a parse only moves its work to after it (the
@@ -31,9 +31,9 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from corpora.generators.sessions import session
-from fastengine.session import _C_LINES as C_LINES
-from reference.session_file import JSON_DECODER, parse_line
+from ctxspec.corpora.generators.sessions import session
+from ctxspec.fastengine.session import _C_LINES as C_LINES
+from ctxspec.reference.session_file import JSON_DECODER, parse_line
 
 # line -> what JSON.parse gives, as today's parse path holds it (or a skip)
 PROBES: dict[str, str] = {
@@ -83,7 +83,7 @@ def _candidates() -> dict[str, Callable[[str], Any]]:
     if "msgspec" in found:  # it raises, rather than answer otherwise, on every probe it fails
         found["msgspec, json on error"] = partial(_or_json, found["msgspec"])
     if C_LINES is not None:
-        found["fastengine._json"] = _fast_line
+        found["ctxspec.fastengine._json"] = _fast_line
     return found
 
 
@@ -186,7 +186,9 @@ def main() -> None:
             kept = C_LINES(text)
             best = min(best, time.perf_counter() - begin)
             del kept
-        print(f"fastengine._json, the whole file (the engine's parse): {megabytes / best:.1f} MB/s")
+        print(
+            f"ctxspec.fastengine._json, the whole file (the engine's parse): {megabytes / best:.1f} MB/s"
+        )
 
 
 if __name__ == "__main__":

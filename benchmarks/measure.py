@@ -1,7 +1,7 @@
 """Any implementation measured over protocol v1: `ctxspec bench --impl X` (one or more).
 
 Each implementation runs as its own process (the reference and the fast engine too,
-`python -m conformance.harnesses.reference` and `python -m conformance.harnesses.fastengine`),
+`python -m ctxspec.conformance.harnesses.reference` and `python -m ctxspec.conformance.harnesses.fastengine`),
 a fresh one per input size or session length, so its
 peak memory (`VmHWM` of the process and its descendants, read from /proc) belongs to
 that size alone. The reference is the oracle: it answers every request once, first, and
@@ -46,12 +46,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from benchmarks.answers import Expected, Suspect, Verdict, canonical, digest_persisted
-from benchmarks.requests import Request
-from conformance.errors import AdapterError
-from conformance.transport.named import InstallError, install, parse_named
-from conformance.transport.resolve import canonical_name, engine_command
-from conformance.transport.wire import WireImplementation
+from ctxspec.benchmarks.answers import Expected, Suspect, Verdict, canonical, digest_persisted
+from ctxspec.benchmarks.requests import Request
+from ctxspec.conformance.errors import AdapterError
+from ctxspec.conformance.transport.named import InstallError, install, parse_named
+from ctxspec.conformance.transport.resolve import canonical_name, engine_command
+from ctxspec.conformance.transport.wire import WireImplementation
 
 __all__ = ["Bench", "Group", "Measure", "measure_group", "open_target", "peak_kib"]
 
@@ -333,7 +333,7 @@ def measure_group(
     is its first round, and it is measured like the others. A request an implementation
     cannot be measured on (neither its bench op nor its ordinary op in `hello`) gets None;
     one that did not start gets an error figure on every request. `step`
-    (`conformance.progress`) is told of each request as it is done.
+    (`ctxspec.conformance.progress`) is told of each request as it is done.
     """
     columns: dict[str, str] = {}
     for spec in specs:

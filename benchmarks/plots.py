@@ -17,8 +17,8 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
 
-from benchmarks.measure import Measure
-from benchmarks.requests import FIGURES, SIDES, parse_size
+from ctxspec.benchmarks.measure import Measure
+from ctxspec.benchmarks.requests import FIGURES, SIDES, parse_size
 
 PLOTS = ("throughput.png", "ratio.png", "memory.png", "sessions.png", "session-ratio.png")
 

@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks import compare, estimates
-from benchmarks.measure import Measure
-from benchmarks.plots import measure_of, plot, session_ratios
-from benchmarks.requests import FIGURES, SIDES, parse_size
-from corpora.generators.logs import STREAM_FLAVOURS
+from ctxspec.benchmarks import compare, estimates
+from ctxspec.benchmarks.measure import Measure
+from ctxspec.benchmarks.plots import measure_of, plot, session_ratios
+from ctxspec.benchmarks.requests import FIGURES, SIDES, parse_size
+from ctxspec.corpora.generators.logs import STREAM_FLAVOURS
 
 _VIA = {"bench": "bench ops", "transport": "ordinary ops, transport included"}
 

@@ -4,7 +4,7 @@ A `Request` names the bench op (the implementation reads the file and times itse
 the ordinary op that answers the same question (timed by the runner, transport included,
 for an implementation without the bench extension). `stream_request`, `truncate_request`
 and `session_request` build them on the cached inputs: the stream logs of
-`corpora.generators.logs` and the benchmark session of `make_session`, written once as
+`ctxspec.corpora.generators.logs` and the benchmark session of `make_session`, written once as
 JSONL (`write_session`). `open_request` builds the end-to-end figures (`OPEN_FIGURES`,
 `bench.open`: the session file's bytes to the leaf's context or compaction), on the same
 entries behind a session header (`write_session_file`); `FIGURES` are all a session
@@ -20,9 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from benchmarks.answers import Suspect
-from conformance.harnesses.reference.ops.bench import HELPERS, NAVIGATION_STAMP, OPEN_HELPERS
-from reference.session import build_session_context, build_session_path
+from ctxspec.benchmarks.answers import Suspect
+from ctxspec.conformance.harnesses.reference.ops.bench import (
+    HELPERS,
+    NAVIGATION_STAMP,
+    OPEN_HELPERS,
+)
+from ctxspec.reference.session import build_session_context, build_session_path
 
 __all__ = [
     "CHUNK",

@@ -10,7 +10,7 @@ process's peak memory (`measure.py`), and Pi's token estimate against real token
 `plots.py`); the instructions of the engines' own ops are counted under Callgrind
 (`instructions.py`); `--compare` checks the run's ratios and counts against
 `baseline.json` (`compare.py`).
-Progress goes to stderr (`conformance.progress`).
+Progress goes to stderr (`ctxspec.conformance.progress`).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks import compare, estimates, instructions, report
-from benchmarks.measure import Group, measure_group
-from benchmarks.requests import (
+from ctxspec.benchmarks import compare, estimates, instructions, report
+from ctxspec.benchmarks.measure import Group, measure_group
+from ctxspec.benchmarks.requests import (
     FIGURES,
     SIDES,
     make_session,
@@ -33,9 +33,9 @@ from benchmarks.requests import (
     stream_request,
     truncate_request,
 )
-from conformance.progress import Step, progress, status
-from conformance.transport.resolve import canonical_name
-from corpora.generators.logs import STREAM_FLAVOURS, cached_stream_log
+from ctxspec.conformance.progress import Step, progress, status
+from ctxspec.conformance.transport.resolve import canonical_name
+from ctxspec.corpora.generators.logs import STREAM_FLAVOURS, cached_stream_log
 
 DEFAULT_IMPLS = ("fastengine", "pi@0.85.0")  # with no --impl: the engine raced, and Pi
 

@@ -27,8 +27,8 @@ from typing import Any, Final
 
 import yaml
 
-from conformance.errors import CorpusError
-from corpora import cases_root
+from ctxspec.conformance.errors import CorpusError
+from ctxspec.corpora import cases_root
 
 __all__ = [
     "Alias",

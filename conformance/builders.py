@@ -12,7 +12,7 @@ builders nest and YAML anchors can name one):
 - `{$lines: TEMPLATE, $count: N, $start: 1, $join: "\\n"}`: N numbered lines, TEMPLATE
   with `{n}` (Python's format: `{n:04}` pads) for n = start, start + 1, ..., joined;
 - `{$session: [item, ...]}`: session entries from a script
-  (`corpora.generators.sessions`);
+  (`ctxspec.corpora.generators.sessions`);
 - `{$slice: LIST, $from: ID or index, $to: ID or index}`: the items from `$from` up to,
   not including, `$to`; an id names the item with that `id`; either end may be left out;
 - `{$messages: LIST}`: the `message` of each `message` entry of LIST, in order (the other
@@ -36,8 +36,8 @@ import struct
 from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeGuard
 
-from conformance.errors import CorpusError
-from corpora.generators.sessions import session
+from ctxspec.conformance.errors import CorpusError
+from ctxspec.corpora.generators.sessions import session
 
 __all__ = ["BUILDERS", "expand"]
 

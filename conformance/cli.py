@@ -37,10 +37,10 @@ from typing import Any
 
 import pytest
 
-from benchmarks.command import add_bench_command
-from conformance.aliases import lint as lint_aliases
-from conformance.aliases import new_id, warn_renamed
-from conformance.cases import (
+from ctxspec.benchmarks.command import add_bench_command
+from ctxspec.conformance.aliases import lint as lint_aliases
+from ctxspec.conformance.aliases import new_id, warn_renamed
+from ctxspec.conformance.cases import (
     BOUNDARIES,
     LEVELS,
     Case,
@@ -49,7 +49,7 @@ from conformance.cases import (
     load_cases_from,
     same_input,
 )
-from conformance.cli_args import (
+from ctxspec.conformance.cli_args import (
     USAGE_STATUS,
     Parser,
     UsageError,
@@ -67,20 +67,20 @@ from conformance.cli_args import (
     seconds,
     workers,
 )
-from conformance.commands import changelog_command, expectations_command, impl_command
-from conformance.errors import CorpusError
-from conformance.replay import check_replay_options, replay
-from conformance.smoke import add_smoke_command
-from conformance.tools.fuzz_cli import add_fuzz_command
-from conformance.tools.matrix import add_matrix_command
-from conformance.tools.sweep import add_sweep_command
-from conformance.transport.resolve import InstallError, canonical_name, prepare
+from ctxspec.conformance.commands import changelog_command, expectations_command, impl_command
+from ctxspec.conformance.errors import CorpusError
+from ctxspec.conformance.replay import check_replay_options, replay
+from ctxspec.conformance.smoke import add_smoke_command
+from ctxspec.conformance.tools.fuzz_cli import add_fuzz_command
+from ctxspec.conformance.tools.matrix import add_matrix_command
+from ctxspec.conformance.tools.sweep import add_sweep_command
+from ctxspec.conformance.transport.resolve import InstallError, canonical_name, prepare
 
 __all__ = ["main"]
 
 
 def _suite_ini() -> str:
-    return str(resources.files("conformance").joinpath("suite", "pytest.ini"))
+    return str(resources.files("ctxspec.conformance").joinpath("suite", "pytest.ini"))
 
 
 def conform_args(options: argparse.Namespace) -> list[str]:
@@ -94,9 +94,9 @@ def conform_args(options: argparse.Namespace) -> list[str]:
         # a project's own test set-up must not load into, or change, the verdict
         "--noconftest",
         "-p",
-        "conformance.plugin",
+        "ctxspec.conformance.plugin",
         "--pyargs",
-        "conformance.suite",
+        "ctxspec.conformance.suite",
         "--impl",
         options.impl,
         "--request-timeout",

@@ -41,14 +41,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final, NoReturn, TypeVar
 
-from conformance.aliases import new_id
-from conformance.cases import load_cases
-from conformance.errors import CorpusError
-from conformance.expectations import default_expectations_file, load_expectations
-from conformance.profiles import profile_for
-from conformance.tools.changelog import parse_range
-from conformance.transport.named import ENGINE_NAMES, FAMILIES, parse_named
-from corpora.generators.logs import STREAM_FLAVOURS
+from ctxspec.conformance.aliases import new_id
+from ctxspec.conformance.cases import load_cases
+from ctxspec.conformance.errors import CorpusError
+from ctxspec.conformance.expectations import default_expectations_file, load_expectations
+from ctxspec.conformance.profiles import profile_for
+from ctxspec.conformance.tools.changelog import parse_range
+from ctxspec.conformance.transport.named import ENGINE_NAMES, FAMILIES, parse_named
+from ctxspec.corpora.generators.logs import STREAM_FLAVOURS
 
 try:  # pytest's own -k parser (private: if it moves, pytest itself reports a bad -k)
     from _pytest.mark import expression as _keyword_expression
@@ -392,7 +392,7 @@ def suite_properties() -> frozenset[str]:
     Read from the source, so that pytest still imports (and rewrites) the modules itself.
     """
     names = set()
-    for file in resources.files("conformance").joinpath("suite").iterdir():
+    for file in resources.files("ctxspec.conformance").joinpath("suite").iterdir():
         if not (file.name.startswith("test_") and file.name.endswith(".py")):
             continue
         for node in ast.walk(ast.parse(file.read_text("utf-8"))):

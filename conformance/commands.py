@@ -1,5 +1,5 @@
 """Handlers of the subcommands around installs and expectations: `impl`, `expectations
-write` and `changelog` (the parser in `conformance.cli` calls them).
+write` and `changelog` (the parser in `ctxspec.conformance.cli` calls them).
 
 - `impl_command`: `impl list`, `impl install NAME@VERSION`, `impl lock pi@VERSION`;
 - `expectations_command`: `expectations write --impl X [--from results.json]`, a run
@@ -15,16 +15,16 @@ import re
 import sys
 from pathlib import Path
 
-from conformance.cli_args import UsageError, input_file, output_file, read_results, require
-from conformance.errors import CorpusError
-from conformance.expectations import default_expectations_file, load_expectations
-from conformance.harnesses import pi as pi_adapter
-from conformance.harnesses.pi import PI_VERSION
-from conformance.suite_run import run_suite
-from conformance.tools.changelog import main_changelog
-from conformance.tools.expectations_write import load_changes, write_expectations
-from conformance.transport.named import install, parse_named
-from conformance.transport.resolve import FAMILIES, PI_NAME, InstallError, canonical_name
+from ctxspec.conformance.cli_args import UsageError, input_file, output_file, read_results, require
+from ctxspec.conformance.errors import CorpusError
+from ctxspec.conformance.expectations import default_expectations_file, load_expectations
+from ctxspec.conformance.harnesses import pi as pi_adapter
+from ctxspec.conformance.harnesses.pi import PI_VERSION
+from ctxspec.conformance.suite_run import run_suite
+from ctxspec.conformance.tools.changelog import main_changelog
+from ctxspec.conformance.tools.expectations_write import load_changes, write_expectations
+from ctxspec.conformance.transport.named import install, parse_named
+from ctxspec.conformance.transport.resolve import FAMILIES, PI_NAME, InstallError, canonical_name
 
 __all__ = ["changelog_command", "expectations_command", "impl_command"]
 

@@ -19,8 +19,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference import _utf8
-from reference._utf16 import code_units
+from ctxspec.reference import _utf8
+from ctxspec.reference._utf16 import code_units
 
 __all__ = [
     "Difference",
@@ -59,7 +59,9 @@ class Difference:
     actual: Any
     missing: bool = False  # the actual value lacks this path altogether
     extra: bool = False  # the actual value has a path the expectation does not
-    check: str | None = None  # a universal check this answer breaks (`conformance.universal`)
+    check: str | None = (
+        None  # a universal check this answer breaks (`ctxspec.conformance.universal`)
+    )
 
     @property
     def kind(self) -> str:

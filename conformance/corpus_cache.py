@@ -11,7 +11,7 @@ case file, builder or schema is a miss and a new parse, never a stale corpus. A 
 cannot be read back as cases is a miss too. Writes go to a temp file renamed into place,
 so a concurrent reader sees the whole file or none; the newest `_KEEP` files are kept.
 
-The pickle lives in the suite's own cache (`conformance.transport.cache.cache_root`, where
+The pickle lives in the suite's own cache (`ctxspec.conformance.transport.cache.cache_root`, where
 the implementations it runs are installed, no less trusted); `CTXSPEC_CORPUS_CACHE=off`
 parses every time.
 """
@@ -30,8 +30,8 @@ from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from conformance import __version__
-from conformance.transport.cache import cache_root
+from ctxspec.conformance import __version__
+from ctxspec.conformance.transport.cache import cache_root
 
 __all__ = ["OFF_VARIABLE", "cache_file", "corpus_key", "load"]
 
@@ -55,8 +55,8 @@ def _files(folder: Traversable, prefix: str) -> Iterator[tuple[str, Traversable]
 
 def corpus_key(corpus: Traversable | None = None) -> str:
     """sha256 over every input of the loaded corpus (`corpus`: the `corpora` folder)."""
-    corpus = corpus if corpus is not None else resources.files("corpora")
-    package = resources.files("conformance")
+    corpus = corpus if corpus is not None else resources.files("ctxspec.corpora")
+    package = resources.files("ctxspec.conformance")
     digest = hashlib.sha256(
         f"ctxspec {__version__} python {sys.version} pickle {pickle.HIGHEST_PROTOCOL}".encode()
     )

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis.internal.conjecture import providers
 from hypothesis.internal.constants_ast import Constants
 
-from conformance import __version__
+from ctxspec.conformance import __version__
 
 __all__ = [
     "EXPLORE_EXAMPLES",

@@ -27,8 +27,8 @@ from typing import Any
 
 import yaml
 
-from conformance.aliases import rename_keys
-from conformance.errors import CorpusError
+from ctxspec.conformance.aliases import rename_keys
+from ctxspec.conformance.errors import CorpusError
 
 __all__ = ["Expectations", "default_expectations_file", "load_expectations"]
 
@@ -50,7 +50,7 @@ class Expectations:
 def default_expectations_file(impl: str) -> str | None:
     """The shipped file for a named implementation (`reference`, `pi@0.85.0`), if any."""
     stem = re.sub(r"[^a-z0-9.]+", "-", impl.lower()).strip("-")
-    candidate = resources.files("conformance").joinpath("expectations", f"{stem}.yaml")
+    candidate = resources.files("ctxspec.conformance").joinpath("expectations", f"{stem}.yaml")
     return str(candidate) if candidate.is_file() else None
 
 

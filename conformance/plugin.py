@@ -5,7 +5,7 @@ Options: `--impl` (reference | pi@0.85.0 | a command), `--expectations FILE`, `-
 `--results-json FILE`, `--summary-md FILE`. Golden cases become test items named by case
 id, marked with their boundary; cases and properties listed in the implementation's
 expectations file run as strict expected failures. The hooks here collect and run; each
-report becomes a record (`conformance.results`: statuses, records, divergence classes
+report becomes a record (`ctxspec.conformance.results`: statuses, records, divergence classes
 and the terminal, JSON and Markdown renderers), which the controller gathers from the
 workers and renders at the end of the run.
 
@@ -32,26 +32,30 @@ from typing import Any, Final
 import pytest
 from hypothesis import settings
 
-from conformance import DATA_VERSION, __version__
-from conformance.aliases import RenamedCaseWarning, new_id, renamed_messages
-from conformance.cases import BOUNDARIES, Case, corpus_digest, load_cases
-from conformance.check import CaseMismatch
-from conformance.compare import shorten
-from conformance.errors import (
+from ctxspec.conformance import DATA_VERSION, __version__
+from ctxspec.conformance.aliases import RenamedCaseWarning, new_id, renamed_messages
+from ctxspec.conformance.cases import BOUNDARIES, Case, corpus_digest, load_cases
+from ctxspec.conformance.check import CaseMismatch
+from ctxspec.conformance.compare import shorten
+from ctxspec.conformance.errors import (
     AdapterError,
     CorpusError,
     EnvironmentMissing,
     StartupFailed,
     StopAfterTimeout,
 )
-from conformance.examples import (
+from ctxspec.conformance.examples import (
     EXPLORING_PROFILES,
     example_policy,
     property_seed,
     without_local_constants,
 )
-from conformance.expectations import Expectations, default_expectations_file, load_expectations
-from conformance.failing_example import (
+from ctxspec.conformance.expectations import (
+    Expectations,
+    default_expectations_file,
+    load_expectations,
+)
+from ctxspec.conformance.failing_example import (
     EXAMPLES_DIR,
     Told,
     exchanges_of,
@@ -59,12 +63,12 @@ from conformance.failing_example import (
     save_example,
     tell_property,
 )
-from conformance.plugin_options import add_options
-from conformance.profiles import Profile, profile_for
-from conformance.protocol import PROTOCOL_VERSION
-from conformance.recording import Recording, append_failure, restarting_each_example
-from conformance.report_paths import shown_path
-from conformance.results import (
+from ctxspec.conformance.plugin_options import add_options
+from ctxspec.conformance.profiles import Profile, profile_for
+from ctxspec.conformance.protocol import PROTOCOL_VERSION
+from ctxspec.conformance.recording import Recording, append_failure, restarting_each_example
+from ctxspec.conformance.report_paths import shown_path
+from ctxspec.conformance.results import (
     FAILING,
     NOT_APPLICABLE,
     REPORT_CHARS,
@@ -78,11 +82,11 @@ from conformance.results import (
     results_document,
     terminal_lines,
 )
-from conformance.tracebacks import forget_locals, forgetting
-from conformance.transport.named import ENGINE_NAMES, FAMILIES
-from conformance.transport.processes import join_run, run_dir
-from conformance.transport.resolve import Implementation, InstallError, open_implementation
-from conformance.transport.wire import WireImplementation
+from ctxspec.conformance.tracebacks import forget_locals, forgetting
+from ctxspec.conformance.transport.named import ENGINE_NAMES, FAMILIES
+from ctxspec.conformance.transport.processes import join_run, run_dir
+from ctxspec.conformance.transport.resolve import Implementation, InstallError, open_implementation
+from ctxspec.conformance.transport.wire import WireImplementation
 
 PI_VERSION: Final = FAMILIES["pi"].default_version  # the Pi the suite is pinned to
 STARTUP_FAILED_STATUS: Final = 6  # the implementation did not start: nothing was run
@@ -367,7 +371,7 @@ def impl(request: pytest.FixtureRequest) -> Generator[Implementation, None, None
 
 @pytest.fixture(scope="session")
 def agent_profile(request: pytest.FixtureRequest) -> Profile:
-    """The declared terms `agent.*` answers are judged by (`conformance.profiles`)."""
+    """The declared terms `agent.*` answers are judged by (`ctxspec.conformance.profiles`)."""
     return request.config.stash[_agent_profile_key]
 
 
@@ -531,7 +535,7 @@ def _tell(
     status: str,
     excinfo: pytest.ExceptionInfo[BaseException] | None,
 ) -> Told | None:
-    """A property that failed, told as protocol data (`conformance.failing_example`); its
+    """A property that failed, told as protocol data (`ctxspec.conformance.failing_example`); its
     example saved under the cwd for `conform --replay` when it is to be fixed or pinned."""
     recording = getattr(item, "funcargs", {}).get("impl")
     if (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.cases import BOUNDARIES, LEVELS
-from conformance.transport.wire import DEFAULT_MAX_ANSWER_BYTES
+from ctxspec.conformance.cases import BOUNDARIES, LEVELS
+from ctxspec.conformance.transport.wire import DEFAULT_MAX_ANSWER_BYTES
 
 __all__ = ["add_options"]
 

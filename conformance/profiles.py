@@ -3,7 +3,7 @@
 A coding agent other than Pi is not judged by Pi's numbers. Its profile
 (`conformance/profiles/<family>.yaml`, schema `schemas/profile.schema.json`) declares, each
 with its source, the agent's units, limits, markers, instruction-file rules, what trust
-gates and its compaction rule; the universal checks (`conformance.universal`) judge its
+gates and its compaction rule; the universal checks (`ctxspec.conformance.universal`) judge its
 answers to the `agent.*` ops against these terms. The profile's `not_applicable` list
 decides, by op, boundary, case or property name, what does not apply to the agent (Pi's
 own ops, boundary 5): those items are reported *not applicable* with the profile's reason.
@@ -26,9 +26,9 @@ from typing import Any, Final
 import jsonschema
 import yaml
 
-from conformance.errors import CorpusError
-from conformance.protocol import first_problem
-from conformance.transport.named import parse_named
+from ctxspec.conformance.errors import CorpusError
+from ctxspec.conformance.protocol import first_problem
+from ctxspec.conformance.transport.named import parse_named
 
 __all__ = ["PI_PROFILE", "Profile", "load_profile", "profile_for", "profile_names"]
 
@@ -69,12 +69,12 @@ class Profile:
 
 
 def _folder() -> Path:
-    return Path(str(resources.files("conformance").joinpath("profiles")))
+    return Path(str(resources.files("ctxspec.conformance").joinpath("profiles")))
 
 
 @cache
 def _validator() -> jsonschema.Draft202012Validator:
-    text = resources.files("conformance").joinpath("schemas", "profile.schema.json")
+    text = resources.files("ctxspec.conformance").joinpath("schemas", "profile.schema.json")
     return jsonschema.Draft202012Validator(json.loads(text.read_text("utf-8")))
 
 

@@ -22,8 +22,8 @@ from typing import Any, Final, Literal
 
 import jsonschema
 
-from conformance.compare import shorten
-from conformance.errors import ProtocolViolation
+from ctxspec.conformance.compare import shorten
+from ctxspec.conformance.errors import ProtocolViolation
 
 __all__ = [
     "ERROR_TYPES",
@@ -132,7 +132,7 @@ def decode_b64(text: str) -> bytes:
 
 @cache
 def _schema(name: str) -> dict[str, Any]:
-    text = resources.files("conformance").joinpath("schemas", name).read_text("utf-8")
+    text = resources.files("ctxspec.conformance").joinpath("schemas", name).read_text("utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded
 
@@ -141,7 +141,7 @@ def _schema(name: str) -> dict[str, Any]:
 def _op_defs() -> dict[str, Any]:
     """The `$defs` of every `schemas/ops/*.schema.json`, merged (one file per concern)."""
     merged: dict[str, Any] = {}
-    folder = resources.files("conformance").joinpath("schemas", "ops")
+    folder = resources.files("ctxspec.conformance").joinpath("schemas", "ops")
     for file in sorted(folder.iterdir(), key=lambda f: f.name):
         if file.name.endswith(".schema.json"):
             defs = json.loads(file.read_text("utf-8"))["$defs"]

@@ -24,21 +24,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.cli_args import UsageError
-from conformance.equivalence import ask
-from conformance.errors import StartupFailed
-from conformance.failing_example import (
+from ctxspec.conformance.cli_args import UsageError
+from ctxspec.conformance.equivalence import ask
+from ctxspec.conformance.errors import StartupFailed
+from ctxspec.conformance.failing_example import (
     Exchange,
     json_text,
     reference_answer,
     tell_exchanges,
 )
-from conformance.harnesses.reference import in_process
-from conformance.recording import read_failures
-from conformance.tools.fuzz import Found, compare
-from conformance.tools.fuzz_cases import write_cases
-from conformance.transport.resolve import open_implementation
-from conformance.transport.wire import WireImplementation
+from ctxspec.conformance.harnesses.reference import in_process
+from ctxspec.conformance.recording import read_failures
+from ctxspec.conformance.tools.fuzz import Found, compare
+from ctxspec.conformance.tools.fuzz_cases import write_cases
+from ctxspec.conformance.transport.resolve import open_implementation
+from ctxspec.conformance.transport.wire import WireImplementation
 
 __all__ = ["check_replay_options", "replay"]
 

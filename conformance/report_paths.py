@@ -21,7 +21,7 @@ _PACKAGES = ("conformance/", "corpora/")  # ctxspec's own data lives in these
 
 def _package_root() -> Path:
     """The folder holding the `conformance` package (a checkout, or site-packages)."""
-    return Path(str(resources.files("conformance"))).resolve().parent
+    return Path(str(resources.files("ctxspec.conformance"))).resolve().parent
 
 
 def _under(path: Path, root: Path) -> str | None:

@@ -21,7 +21,7 @@ author sees the few things to fix before the many cases they break.
 
 Functions: `describe` and `classify` read a pytest item and report; `record` builds the
 record; `divergence_classes` groups records; `terminal_lines`, `results_document` and
-`markdown` are the three renderers (`conformance.tools.matrix` renders several runs).
+`markdown` are the three renderers (`ctxspec.conformance.tools.matrix` renders several runs).
 docs/results.md says what each status means and where *error* ends and *failure* begins.
 """
 
@@ -37,9 +37,9 @@ from typing import Any, Final
 
 import pytest
 
-from conformance.cases import Case
-from conformance.compare import Difference, render_value, shorten, string_windows
-from conformance.errors import AdapterError, EnvironmentMissing, StopAfterTimeout
+from ctxspec.conformance.cases import Case
+from ctxspec.conformance.compare import Difference, render_value, shorten, string_windows
+from ctxspec.conformance.errors import AdapterError, EnvironmentMissing, StopAfterTimeout
 
 __all__ = [
     "FAILING",

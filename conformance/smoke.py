@@ -30,18 +30,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.cases import Case, load_cases
-from conformance.cli_args import impl_spec, output_file, seconds
-from conformance.errors import AdapterError, EnvironmentMissing, StartupFailed
-from conformance.protocol import ERROR_TYPES, quote_line, validate_shape
-from conformance.transport.resolve import (
+from ctxspec.conformance.cases import Case, load_cases
+from ctxspec.conformance.cli_args import impl_spec, output_file, seconds
+from ctxspec.conformance.errors import AdapterError, EnvironmentMissing, StartupFailed
+from ctxspec.conformance.protocol import ERROR_TYPES, quote_line, validate_shape
+from ctxspec.conformance.transport.resolve import (
     InstallError,
     canonical_name,
     engine_command,
     open_implementation,
     prepare,
 )
-from conformance.transport.wire import WireImplementation
+from ctxspec.conformance.transport.wire import WireImplementation
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -157,7 +157,7 @@ def requests_by_op(folder: Path) -> dict[str, tuple[str | None, Mapping[str, Any
 def _bench_requests(folder: Path) -> dict[str, Mapping[str, Any]]:
     """`ctxspec bench`'s own request of each bench op, on a 100-line file and a session of
     12 entries (no limit is reached, so nothing is persisted)."""
-    from benchmarks import requests  # noqa: PLC0415  (only when smoke runs)
+    from ctxspec.benchmarks import requests  # noqa: PLC0415  (only when smoke runs)
 
     text = folder / "lines.txt"
     text.write_text("".join(f"line {n}\n" for n in range(100)), "utf-8")

@@ -2,9 +2,9 @@
 
 The tools that need whole runs (`matrix`, `changelog`, `expectations write`, `sweep`)
 start `ctxspec conform --impl IMPL --json FILE` through this function and read the
-record it writes (`conformance.results` says what a record holds). The child is
+record it writes (`ctxspec.conformance.results` says what a record holds). The child is
 `ctxspec conform` itself, never an implementation: the implementation's process is
-started inside it, by `conformance.transport`. A run in a child keeps each run's
+started inside it, by `ctxspec.conformance.transport`. A run in a child keeps each run's
 pytest session, its implementation processes and its memory apart, as CI runs them.
 
 `Results.data` is the results file's content, or None when the run wrote none (the
@@ -82,7 +82,7 @@ def run_suite(
     with tempfile.TemporaryDirectory(prefix="ctxspec-run-") as scratch:
         target = json_path if json_path is not None else Path(scratch) / "results.json"
         target.unlink(missing_ok=True)
-        command = [sys.executable, "-m", "conformance.cli", "conform", "--impl", impl]
+        command = [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--impl", impl]
         command += ["--json", str(target)]
         command += ["--expectations", expectations] if expectations is not None else []
         command += ["-n", jobs] if jobs else []

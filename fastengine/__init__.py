@@ -6,7 +6,7 @@ the whole conformance suite runs against it, and tests/fastengine/ check it
 against the reference with differential properties. It replaces only the helpers whose
 speed is measured; everything else it answers with the reference's functions.
 
-- `tree.RunTree`: a `reference.session.SessionTree` whose paths are slices of runs of
+- `tree.RunTree`: a `ctxspec.reference.session.SessionTree` whose paths are slices of runs of
   consecutive entries, built in one C pass (`_sessions.c`);
 - `session`: the file parsed at once (the array written in C, `_parse.c`), paths and
   contexts as slices;
@@ -22,9 +22,9 @@ path, slower and with the same answers. docs/fast-engine.md has the figures.
 
 from __future__ import annotations
 
-from fastengine.branch import collect_entries_for_branch_summary, navigate_tree
-from fastengine.compaction import find_cut_point, prepare_compaction
-from fastengine.session import (
+from ctxspec.fastengine.branch import collect_entries_for_branch_summary, navigate_tree
+from ctxspec.fastengine.compaction import find_cut_point, prepare_compaction
+from ctxspec.fastengine.session import (
     as_entries,
     build_context_entries,
     build_session_context,
@@ -32,10 +32,10 @@ from fastengine.session import (
     load_session,
     parse_session_entries,
 )
-from fastengine.stream import OutputAccumulator, persist_stream
-from fastengine.tokens import estimate_context_tokens
-from fastengine.tree import RunTree
-from reference import __version__
+from ctxspec.fastengine.stream import OutputAccumulator, persist_stream
+from ctxspec.fastengine.tokens import estimate_context_tokens
+from ctxspec.fastengine.tree import RunTree
+from ctxspec.reference import __version__
 
 __all__ = [
     "OutputAccumulator",

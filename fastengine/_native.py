@@ -15,7 +15,7 @@ __all__ = ["native"]
 def native(module: str, name: str) -> Any:
     """`fastengine.<module>.<name>`, or None where the extension or the function is missing."""
     try:
-        found = importlib.import_module(f"fastengine.{module}")
+        found = importlib.import_module(f"ctxspec.fastengine.{module}")
     except ImportError:  # pragma: no cover - built by every install with a compiler
         return None
     return getattr(found, name, None)

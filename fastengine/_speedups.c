@@ -278,7 +278,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "fastengine._speedups",
+    PyModuleDef_HEAD_INIT, "ctxspec.fastengine._speedups",
     "The streaming tail's UTF-8 decoding and newline count in C (see fastengine/stream.py).", -1,
     methods, NULL, NULL, NULL, NULL,
 };

@@ -365,7 +365,7 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "fastengine._tokens", NULL, -1, methods,
+    PyModuleDef_HEAD_INIT, "ctxspec.fastengine._tokens", NULL, -1, methods,
 };
 
 #define INTERN(var, text) \

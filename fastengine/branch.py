@@ -1,4 +1,4 @@
-"""The branch helpers of `reference.branch`, fast: the LCA found by comparing runs.
+"""The branch helpers of `ctxspec.reference.branch`, fast: the LCA found by comparing runs.
 
 - `collect_entries_for_branch_summary`: both paths are root paths of one tree, so they
   share a prefix and the LCA is where they part. With unique ids it is found by
@@ -7,9 +7,9 @@
   entries is a single cold call, where Python's walk was most of its cost); with repeated
   ids the reference's walk answers.
 - `navigate_tree` is the reference's, on a `RunTree`, with this collect and
-  `fastengine.session.build_session_context` (for `NavigationResult.context()`).
+  `ctxspec.fastengine.session.build_session_context` (for `NavigationResult.context()`).
 
-Each answers as its `reference.branch` namesake (tests/fastengine/test_sessions.py).
+Each answers as its `ctxspec.reference.branch` namesake (tests/fastengine/test_sessions.py).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from fastengine._native import native
-from fastengine.session import build_session_context
-from fastengine.tree import RunTree
-from reference import branch
-from reference.branch import CollectEntriesResult, NavigationResult
-from reference.session import SessionTree, js_truthy
+from ctxspec.fastengine._native import native
+from ctxspec.fastengine.session import build_session_context
+from ctxspec.fastengine.tree import RunTree
+from ctxspec.reference import branch
+from ctxspec.reference.branch import CollectEntriesResult, NavigationResult
+from ctxspec.reference.session import SessionTree, js_truthy
 
 __all__ = ["collect_entries_for_branch_summary", "navigate_tree"]
 
@@ -37,7 +37,7 @@ _C_COLLECT: Final[Callable[..., tuple[tuple[Entry, ...], Any] | None] | None] = 
 def collect_entries_for_branch_summary(
     entries: Sequence[Entry] | SessionTree, old_leaf_id: Any, target_id: Any
 ) -> CollectEntriesResult:
-    """`reference.branch.collect_entries_for_branch_summary` by runs (LCA-1)."""
+    """`ctxspec.reference.branch.collect_entries_for_branch_summary` by runs (LCA-1)."""
     if not (old_leaf_id if type(old_leaf_id) is str else js_truthy(old_leaf_id)):
         return CollectEntriesResult(entries=(), common_ancestor_id=None)
     tree = RunTree.of(entries).without_headers()
@@ -73,7 +73,7 @@ def collect_entries_for_branch_summary(
 def navigate_tree(
     entries: Sequence[Entry] | SessionTree, leaf_id: Any, target_id: Any, **options: Any
 ) -> NavigationResult:
-    """`reference.branch.navigate_tree`, with its options, on a `RunTree` with this
+    """`ctxspec.reference.branch.navigate_tree`, with its options, on a `RunTree` with this
     engine's walks (its `collect` and `context`)."""
     return branch.navigate_tree(
         RunTree.of(entries),

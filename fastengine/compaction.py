@@ -1,9 +1,9 @@
-"""The compaction helpers of `reference.compaction`, fast: reading only what decides.
+"""The compaction helpers of `ctxspec.reference.compaction`, fast: reading only what decides.
 
 - `find_cut_point` reads the entries from the start to the first cut point, from the end
   back to the budget, and from there to the next cut point: only two cut points can be
   the answer, where the reference lists every one. A malformed entry elsewhere in the
-  range is not read; what the reference would refuse in it, `fastengine.session.as_entries`
+  range is not read; what the reference would refuse in it, `ctxspec.fastengine.session.as_entries`
   noted (`refuse_unreadable`).
 - `prepare_compaction` reads each entry's message once (`RunTree.slots`) for the walk back
   to the budget and the messages summarised. On a long path one `RunTree` gives them, the
@@ -12,7 +12,7 @@
   (`CALLS_IN_SCAN_FROM`) the slots come alone from C, the context from
   `build_session_context`'s C walk, the file operations from the messages summarised.
 
-Each answers as its `reference.compaction` namesake (tests/fastengine/test_sessions.py).
+Each answers as its `ctxspec.reference.compaction` namesake (tests/fastengine/test_sessions.py).
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from functools import partial
 from operator import itemgetter
 from typing import Any, Final
 
-from fastengine._native import native
-from fastengine.session import C_CONTEXT, build_session_context, plain_context
-from fastengine.tokens import estimate_context_tokens
-from fastengine.tree import RunTree, any_between, none_positions
-from reference.compaction import (
+from ctxspec.fastengine._native import native
+from ctxspec.fastengine.session import C_CONTEXT, build_session_context, plain_context
+from ctxspec.fastengine.tokens import estimate_context_tokens
+from ctxspec.fastengine.tree import RunTree, any_between, none_positions
+from ctxspec.reference.compaction import (
     CUT_POINT_ROLES,
     FILE_OP_TOOLS,
     CompactionPreparation,
@@ -40,7 +40,7 @@ from reference.compaction import (
     projects_to,
     settle_cut,
 )
-from reference.session import SessionContext, session_entry_to_context_messages
+from ctxspec.reference.session import SessionContext, session_entry_to_context_messages
 
 __all__ = ["file_operation_calls", "find_cut_point", "prepare_compaction", "refuse_unreadable"]
 
@@ -71,13 +71,13 @@ C_BUDGET_REACHED_AT: Final[Callable[..., Any] | None] = native("_tokens", "budge
 
 
 def file_operation_calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
-    """`reference.compaction.file_op_calls`, from the C pass for plain parsed JSON."""
+    """`ctxspec.reference.compaction.file_op_calls`, from the C pass for plain parsed JSON."""
     found = C_FILE_OP_CALLS(messages, FILE_OP_TOOLS) if C_FILE_OP_CALLS is not None else None
     return file_op_calls(messages) if found is None else found
 
 
 def _projects_to(entry: Entry, roles: frozenset[str]) -> bool:
-    """`reference.compaction.projects_to`, a plain message's role read at once."""
+    """`ctxspec.reference.compaction.projects_to`, a plain message's role read at once."""
     if type(entry) is dict and entry.get("type") == "message":
         message = entry.get("message")
         if type(message) is dict:  # the usual entry: no ABC check
@@ -101,7 +101,7 @@ def _budget_reached_at(
     keep_recent_tokens: float,
     slots: Sequence[Any] | None = None,
 ) -> int | None:
-    """`reference.compaction.budget_reached_at`, the plain message entries estimated in C
+    """`ctxspec.reference.compaction.budget_reached_at`, the plain message entries estimated in C
     and every other entry by the reference's `entry_tokens` (the walk is the whole cost
     of `find_cut_point` when the budget is not reached: every entry is estimated); with
     `slots` (the entries' `RunTree.slots`) each message is read from there."""
@@ -126,7 +126,7 @@ def find_cut_point(
     *,
     slots: Sequence[Any] | None = None,
 ) -> CutPointResult:
-    """`reference.compaction.find_cut_point`, reading only what decides (CP-3, CP-4): the
+    """`ctxspec.reference.compaction.find_cut_point`, reading only what decides (CP-3, CP-4): the
     first cut point, and the first after where the budget is reached; the reference's
     `settle_cut` settles the one chosen, with this engine's role reading. `slots`: the
     entries' `RunTree.slots`, when the caller has them (the walk reads the messages there)."""
@@ -147,7 +147,7 @@ def find_cut_point(
 def prepare_compaction(
     path: Sequence[Entry], settings: CompactionSettings
 ) -> CompactionPreparation | None:
-    """`reference.compaction.prepare_compaction` with this engine's walks: the reference's
+    """`ctxspec.reference.compaction.prepare_compaction` with this engine's walks: the reference's
     `compaction_preparation` given the path's messages (`slots`) and context estimate."""
     if path and path[-1].get("type") == "compaction":
         return None

@@ -1,4 +1,4 @@
-"""The session helpers of `reference.session`, fast: one parse per file, paths as slices.
+"""The session helpers of `ctxspec.reference.session`, fast: one parse per file, paths as slices.
 
 - `parse_session_entries` parses the usual file, every line JSON and nothing unusual in
   it, in one C pass (`_json.lines`: Python's json's values, about twice its speed: keys
@@ -16,10 +16,10 @@
   looked at one by one.
 - `as_entries` wraps as the reference does, and notes the entries the reference refuses
   when it reads them (`EntryList.unreadable`: nulls, message entries whose message is not
-  an object), so `fastengine.compaction.find_cut_point`, which reads only part of a range,
+  an object), so `ctxspec.fastengine.compaction.find_cut_point`, which reads only part of a range,
   still refuses one anywhere in it.
 
-Each answers as its `reference.session` namesake (tests/fastengine/test_sessions.py).
+Each answers as its `ctxspec.reference.session` namesake (tests/fastengine/test_sessions.py).
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ import gc
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from fastengine._native import native
-from fastengine.tree import RunTree, any_between, joined, none_positions, slot_of
-from reference import migration, session
-from reference.migration import LoadedSession
-from reference.session import (
+from ctxspec.fastengine._native import native
+from ctxspec.fastengine.tree import RunTree, any_between, joined, none_positions, slot_of
+from ctxspec.reference import migration, session
+from ctxspec.reference.migration import LoadedSession
+from ctxspec.reference.session import (
     JS_SPACE,
     JSON_DECODER,
     UNSET,
@@ -87,7 +87,7 @@ class EntryList(list[Any]):
 
 
 def as_entries(values: Sequence[Any]) -> Sequence[Any]:
-    """`reference.session.as_entries`, noting the unreadable entries; the list comes back as
+    """`ctxspec.reference.session.as_entries`, noting the unreadable entries; the list comes back as
     it is when every value is a dict and none is unreadable (nothing to wrap or note)."""
     unreadable = tuple(at for at, value in enumerate(values) if not _readable(value))
     if not unreadable and set(map(type, values)) <= {dict}:
@@ -106,7 +106,7 @@ def _readable(value: Any) -> bool:
 
 
 def parse_session_entries(text: str) -> ParsedSession:
-    """`reference.session.parse_session_entries`: every line in one C pass (`_json.lines`)
+    """`ctxspec.reference.session.parse_session_entries`: every line in one C pass (`_json.lines`)
     when each is JSON alone, else the settled lines parsed at once."""
     each = _C_LINES(text) if _C_LINES is not None else None
     if each is not None:
@@ -162,7 +162,7 @@ def _parsed(array: str) -> list[Any]:
 
 
 def load_session(entries: Sequence[Any]) -> LoadedSession:
-    """`reference.migration.load_session`: what `SessionManager` holds of these entries.
+    """`ctxspec.reference.migration.load_session`: what `SessionManager` holds of these entries.
 
     For the usual file, every value an object and no header asking for a migration, that
     is the entries but the headers (the reference's passes copy, unwrap and check each
@@ -183,7 +183,7 @@ def load_session(entries: Sequence[Any]) -> LoadedSession:
 def build_session_path(
     entries: Sequence[Any] | SessionTree, leaf_id: Any = UNSET
 ) -> tuple[Entry, ...]:
-    """`reference.session.build_session_path` (SS-1): for a list of plain parsed entries,
+    """`ctxspec.reference.session.build_session_path` (SS-1): for a list of plain parsed entries,
     one C walk (`_sessions.path`) without the tree; else on a `RunTree`."""
     if _C_PATH is not None and (leaf_id is UNSET or type(leaf_id) is str):
         found = _C_PATH(entries, None if leaf_id is UNSET else leaf_id)
@@ -195,14 +195,14 @@ def build_session_path(
 def build_context_entries(
     entries: Sequence[Any] | SessionTree, leaf_id: Any = UNSET
 ) -> tuple[Entry, ...]:
-    """`reference.session.build_context_entries` on a `RunTree` (SS-1)."""
+    """`ctxspec.reference.session.build_context_entries` on a `RunTree` (SS-1)."""
     return session.build_context_entries(RunTree.of(entries), leaf_id)
 
 
 def build_session_context(
     entries: Sequence[Any] | SessionTree, leaf_id: Any = UNSET
 ) -> SessionContext:
-    """`reference.session.build_session_context`: the path's messages as slices of the
+    """`ctxspec.reference.session.build_session_context`: the path's messages as slices of the
     tree's `slots`, or, for a list of plain message entries, from one C walk
     (`_sessions.context_messages`) without the tree."""
     if C_CONTEXT is not None and (leaf_id is UNSET or type(leaf_id) is str):

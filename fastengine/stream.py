@@ -1,15 +1,15 @@
-"""The streaming tail of `reference.stream`, fast: each chunk decoded in one C loop.
+"""The streaming tail of `ctxspec.reference.stream`, fast: each chunk decoded in one C loop.
 
 `OutputAccumulator` is the reference's accumulator (every rule, ST-* and STREAM-*, stays
 there) with one step replaced: decoding a chunk. `append_decoded` of
-`fastengine._speedups` decodes it in one pass: well-formed UTF-8 is its own decoded form
+`ctxspec.fastengine._speedups` decodes it in one pass: well-formed UTF-8 is its own decoded form
 (no copy), and an ill-formed chunk is written with its U+FFFD in the same C loop straight
 onto the window, so neither makes an object per chunk (about twice the throughput of the
 reference's `decode_chunk`). Where the extension is not built, and for the output that
 may start with a BOM, the reference's step runs. `persist_stream` is the edge's, with
 this accumulator.
 
-Answers as `reference.stream` (tests/fastengine/test_stream.py).
+Answers as `ctxspec.reference.stream` (tests/fastengine/test_stream.py).
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
-from fastengine._native import native
-from reference.edge import persist
-from reference.stream import OutputAccumulator as ReferenceAccumulator
+from ctxspec.fastengine._native import native
+from ctxspec.reference.edge import persist
+from ctxspec.reference.stream import OutputAccumulator as ReferenceAccumulator
 
 __all__ = ["OutputAccumulator", "persist_stream"]
 
-# the C decoder, `reference.stream.decode_chunk`'s answer (None where it is not built)
+# the C decoder, `ctxspec.reference.stream.decode_chunk`'s answer (None where it is not built)
 DECODE: Final[Callable[[bytes, int], tuple[bytes | None, int, int, int]] | None] = native(
     "_speedups", "decode_utf8"
 )
@@ -34,7 +34,7 @@ APPEND: Final[Callable[[bytearray, bytes, int], tuple[int, int, int, int]] | Non
 
 
 class OutputAccumulator(ReferenceAccumulator):
-    """`reference.stream.OutputAccumulator`, decoding each chunk in C."""
+    """`ctxspec.reference.stream.OutputAccumulator`, decoding each chunk in C."""
 
     __slots__ = ()
 
@@ -63,5 +63,5 @@ class OutputAccumulator(ReferenceAccumulator):
 
 
 def persist_stream(chunks: Iterable[bytes], **options: Any) -> persist.PersistedStream:
-    """`reference.edge.persist.persist_stream`, with its options, with this accumulator."""
+    """`ctxspec.reference.edge.persist.persist_stream`, with its options, with this accumulator."""
     return persist.persist_stream(chunks, **options, accumulator=OutputAccumulator)

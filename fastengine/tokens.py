@@ -1,4 +1,4 @@
-"""`reference.tokens.estimate_context_tokens`, fast: the newest counted usage and the
+"""`ctxspec.reference.tokens.estimate_context_tokens`, fast: the newest counted usage and the
 estimates after it found in one C pass (`_tokens.c`'s `context_tokens`) for plain parsed
 JSON messages, the reference's function for anything else (same answers and errors,
 tests/fastengine/test_tokens.py).
@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from fastengine._native import native
-from reference import tokens
-from reference.tokens import ContextUsageEstimate
+from ctxspec.fastengine._native import native
+from ctxspec.reference import tokens
+from ctxspec.reference.tokens import ContextUsageEstimate
 
 __all__ = ["estimate_context_tokens"]
 

@@ -1,7 +1,7 @@
 """`RunTree`: a session tree whose paths are slices of runs of consecutive entries.
 
 A session file is mostly runs of entries each the child of the one before. `RunTree`
-(a `reference.session.SessionTree`, so every reference helper takes it) lists, in order,
+(a `ctxspec.reference.session.SessionTree`, so every reference helper takes it) lists, in order,
 the positions whose parent is not the previous entry (`breaks`): a path is then a few
 slices of the entries, a slice per branch point rather than a lookup per entry. The
 slices are trusted only when every id is unique (a later duplicate would take an earlier
@@ -11,7 +11,7 @@ It also keeps, per entry, the message a `message` entry gives the context as it 
 (`slots`: the entry's own message when it is a dict whose content is present and not
 None, else None), so a context is slices of `slots` too, and the positions of `session`
 headers (`headers`). The one pass that builds all of it is in C
-(`fastengine._sessions.scan`) for plain parsed JSON, in Python otherwise.
+(`ctxspec.fastengine._sessions.scan`) for plain parsed JSON, in Python otherwise.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Final
 
-from fastengine._native import native
-from reference.errors import InvalidInput
-from reference.session import SessionTree, entry_key, js_truthy, walk_to_root
+from ctxspec.fastengine._native import native
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.session import SessionTree, entry_key, js_truthy, walk_to_root
 
 __all__ = ["RunTree", "any_between", "joined", "none_positions"]
 

@@ -62,7 +62,7 @@ from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 ROOT = Path(__file__).resolve().parent.parent
 EQUIVALENT = ROOT / "mutation" / "equivalent.yaml"
 WORKDIR = ROOT / ".cache" / "mutation"
-KILLER = [sys.executable, "-m", "conformance.cli", "conform", "--", "-x", "-q"]
+KILLER = [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--", "-x", "-q"]
 KILLER += ["-p", "no:cacheprovider"]
 
 

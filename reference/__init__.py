@@ -6,8 +6,8 @@ gives Pi's JSON shape. Names are Pi's, in snake_case.
 
 from __future__ import annotations
 
-from reference.agent_run import RunModel, RunResult, ScriptedToolResult, run_agent_session
-from reference.branch import (
+from ctxspec.reference.agent_run import RunModel, RunResult, ScriptedToolResult, run_agent_session
+from ctxspec.reference.branch import (
     BranchSummaryResult,
     NavigationResult,
     ScriptedReply,
@@ -18,7 +18,7 @@ from reference.branch import (
     navigate_tree,
     prepare_branch_entries,
 )
-from reference.compaction import (
+from ctxspec.reference.compaction import (
     DEFAULT_COMPACTION_SETTINGS,
     CompactionPreparation,
     CompactionSettings,
@@ -33,14 +33,14 @@ from reference.compaction import (
     serialize_conversation,
     should_compact,
 )
-from reference.discovery import (
+from ctxspec.reference.discovery import (
     CONTEXT_FILE_NAMES,
     ContextFile,
     find_git_paths,
     load_project_context_files,
 )
-from reference.errors import InvalidInput
-from reference.messages import (
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.messages import (
     BRANCH_SUMMARY_PREFIX,
     BRANCH_SUMMARY_SUFFIX,
     COMPACTION_SUMMARY_PREFIX,
@@ -48,10 +48,16 @@ from reference.messages import (
     bash_execution_to_text,
     convert_to_llm,
 )
-from reference.migration import LoadedSession, load_session, migrate_session_entries
-from reference.prompt import DEFAULT_SELECTED_TOOLS, build_system_prompt
-from reference.resources import PROMPT_ROOTS, SKILL_ROOTS, PromptTemplate, Resources, load_resources
-from reference.session import (
+from ctxspec.reference.migration import LoadedSession, load_session, migrate_session_entries
+from ctxspec.reference.prompt import DEFAULT_SELECTED_TOOLS, build_system_prompt
+from ctxspec.reference.resources import (
+    PROMPT_ROOTS,
+    SKILL_ROOTS,
+    PromptTemplate,
+    Resources,
+    load_resources,
+)
+from ctxspec.reference.session import (
     ParsedSession,
     SessionContext,
     SkippedLine,
@@ -61,21 +67,27 @@ from reference.session import (
     check_tree,
     parse_session_entries,
 )
-from reference.skills import Diagnostic, Skill, SkillsResult, format_skills_for_prompt, load_skills
-from reference.stream import (
+from ctxspec.reference.skills import (
+    Diagnostic,
+    Skill,
+    SkillsResult,
+    format_skills_for_prompt,
+    load_skills,
+)
+from ctxspec.reference.stream import (
     FINISHED_MESSAGE,
     FinishedAccumulator,
     OutputAccumulator,
     OutputSnapshot,
 )
-from reference.tokens import (
+from ctxspec.reference.tokens import (
     ContextUsageEstimate,
     calculate_context_tokens,
     estimate_context_tokens,
     estimate_tokens,
     get_last_assistant_usage,
 )
-from reference.tools import (
+from ctxspec.reference.tools import (
     DEFAULT_GREP_LIMIT,
     NO_MATCHES,
     NO_OUTPUT,
@@ -86,8 +98,8 @@ from reference.tools import (
     grep_result,
     read_result,
 )
-from reference.tree import Directory, File, Listing, Symlink, strip_bom
-from reference.truncate import (
+from ctxspec.reference.tree import Directory, File, Listing, Symlink, strip_bom
+from ctxspec.reference.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
     GREP_MAX_LINE_LENGTH,
@@ -100,7 +112,7 @@ from reference.truncate import (
     truncate_line,
     truncate_tail,
 )
-from reference.trust import (
+from ctxspec.reference.trust import (
     TRUST_REQUIRING_CONFIG_ENTRIES,
     InvalidTrustStore,
     TrustEntry,

@@ -13,7 +13,7 @@ import math
 import re
 from typing import Any, Final
 
-from reference.errors import InvalidInput
+from ctxspec.reference.errors import InvalidInput
 
 __all__ = ["js_date_ms"]
 

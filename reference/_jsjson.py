@@ -28,8 +28,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from reference._jsnum import js_number_to_string
-from reference._utf16 import JS_SPACE
+from ctxspec.reference._jsnum import js_number_to_string
+from ctxspec.reference._utf16 import JS_SPACE
 
 __all__ = [
     "OBJECT_PROTOTYPE",

@@ -1,6 +1,6 @@
 """JavaScript regular expressions in Python: `new RegExp(source, "i")` and `.test(text)`.
 
-Pi's ignore-file matching (`reference.ignore`) builds JavaScript regular expressions from
+Pi's ignore-file matching (`ctxspec.reference.ignore`) builds JavaScript regular expressions from
 patterns and tests paths with them. This module runs such an expression the way V8 does
 without the `u` flag:
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Final
 
-from reference._utf16 import JS_SPACE, js_trim, units
+from ctxspec.reference._utf16 import JS_SPACE, js_trim, units
 
 # `JS_SPACE` (what `\s` matches), `js_trim` and `units` are `_utf16`'s, named here too
 __all__ = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import codecs
 
-from reference._utf16 import has_surrogates
+from ctxspec.reference._utf16 import has_surrogates
 
 __all__ = ["byte_length", "decode", "encode", "is_continuation"]
 

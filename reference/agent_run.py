@@ -29,19 +29,19 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
-from reference._jsdate import js_date_ms
-from reference.branch import ScriptedReply
-from reference.compaction import (
+from ctxspec.reference._jsdate import js_date_ms
+from ctxspec.reference.branch import ScriptedReply
+from ctxspec.reference.compaction import (
     DEFAULT_COMPACTION_SETTINGS,
     CompactionSettings,
     prepare_compaction,
     should_compact,
 )
-from reference.errors import InvalidInput
-from reference.messages import convert_to_llm
-from reference.session import UNSET, build_session_context, build_session_path, js_truthy
-from reference.summary import compact, plan_compaction_requests, summary_refusal
-from reference.tokens import ZERO_USAGE, calculate_context_tokens, estimate_context_tokens
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.messages import convert_to_llm
+from ctxspec.reference.session import UNSET, build_session_context, build_session_path, js_truthy
+from ctxspec.reference.summary import compact, plan_compaction_requests, summary_refusal
+from ctxspec.reference.tokens import ZERO_USAGE, calculate_context_tokens, estimate_context_tokens
 
 __all__ = ["RECOVERY_FAILED", "RunModel", "RunResult", "ScriptedToolResult", "run_agent_session"]
 

@@ -4,7 +4,7 @@ Decides: `collect_entries_for_branch_summary` (the entries between the old leaf 
 lowest common ancestor with the target, LCA-1) and `navigate_tree` (the new leaf, the
 appended entries, the editor text, LCA-3/LCA-4). The summary itself (the messages it
 reads, the request, the reply kept: `prepare_branch_entries`, `branch_summary_request`,
-`branch_summary_result`) is `reference.branch_summary`, re-exported here.
+`branch_summary_result`) is `ctxspec.reference.branch_summary`, re-exported here.
 
 A model is never called: the caller supplies the reply (`ScriptedReply`), so every
 function here is pure. New entries take ids from the caller (`new_ids`) and its
@@ -17,18 +17,18 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference import branch_summary
-from reference._jsjson import js_join
-from reference.branch_summary import *  # noqa: F403  (every name re-exported: `__all__`)
-from reference.branch_summary import (
+from ctxspec.reference import branch_summary
+from ctxspec.reference._jsjson import js_join
+from ctxspec.reference.branch_summary import *  # noqa: F403  (every name re-exported: `__all__`)
+from ctxspec.reference.branch_summary import (
     DEFAULT_BRANCH_RESERVE_TOKENS,
     BranchSummaryRequest,
     ScriptedReply,
     branch_summary_request,
     branch_summary_result,
 )
-from reference.errors import InvalidInput
-from reference.session import (
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.session import (
     UNSET,
     SessionContext,
     SessionTree,

@@ -2,10 +2,10 @@
 
 Decides: `prepare_branch_entries` (the messages a summary reads, within a token budget,
 LCA-2), `branch_summary_request` (the request the model gets) and `branch_summary_result`
-(the reply made a summary, or a failure, LCA-5). Apart from `reference.branch` because
+(the reply made a summary, or a failure, LCA-5). Apart from `ctxspec.reference.branch` because
 summarising is one concern and moving in the tree another: `navigate_tree` asks for a
-summary through these, and `reference.summary` shares the system prompt and the scripted
-reply. `reference.branch` re-exports these names.
+summary through these, and `ctxspec.reference.summary` shares the system prompt and the scripted
+reply. `ctxspec.reference.branch` re-exports these names.
 """
 
 from __future__ import annotations
@@ -14,23 +14,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference._jsjson import js_join
-from reference.errors import InvalidInput
-from reference.file_ops import (
+from ctxspec.reference._jsjson import js_join
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.file_ops import (
     FileOperations,
     compute_file_lists,
     extract_file_ops_from_message,
     format_file_operations,
 )
-from reference.messages import (
+from ctxspec.reference.messages import (
     convert_to_llm,
     create_branch_summary_message,
     create_compaction_summary_message,
     create_custom_message,
 )
-from reference.session import js_truthy
-from reference.tokens import estimate_tokens
-from reference.transcript import get_summarization_failure, serialize_conversation
+from ctxspec.reference.session import js_truthy
+from ctxspec.reference.tokens import estimate_tokens
+from ctxspec.reference.transcript import get_summarization_failure, serialize_conversation
 
 __all__ = [
     "BRANCH_SUMMARY_PREAMBLE",

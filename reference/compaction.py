@@ -2,12 +2,12 @@
 
 Decides: `should_compact` (the threshold), `find_cut_point` (the first kept entry,
 CP-3/CP-4), `find_turn_start_index` (split turns), `prepare_compaction` (what is
-summarised, what kept). The file operations a summary lists (`reference.file_ops`) and
-the text a summariser reads (`reference.transcript`) are re-exported here.
+summarised, what kept). The file operations a summary lists (`ctxspec.reference.file_ops`) and
+the text a summariser reads (`ctxspec.reference.transcript`) are re-exported here.
 
 Entries are the entries of one path, root first (Pi's JSON objects). Token counts come
-from `reference.tokens`. Each function is Pi's algorithm as Pi runs it (every cut point
-listed, every entry of a range read); `fastengine.compaction` gives the same answers
+from `ctxspec.reference.tokens`. Each function is Pi's algorithm as Pi runs it (every cut point
+listed, every entry of a range read); `ctxspec.fastengine.compaction` gives the same answers
 reading less, and is checked against these.
 """
 
@@ -17,24 +17,24 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from reference import file_ops, transcript
-from reference._jsnum import js_add
-from reference.errors import InvalidInput
-from reference.file_ops import *  # noqa: F403  (every name re-exported: `__all__`)
-from reference.file_ops import (
+from ctxspec.reference import file_ops, transcript
+from ctxspec.reference._jsnum import js_add
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.file_ops import *  # noqa: F403  (every name re-exported: `__all__`)
+from ctxspec.reference.file_ops import (
     FileOperations,
     compute_file_lists,
     file_op_calls,
     previous_file_ops,
 )
-from reference.messages import role_of
-from reference.session import (
+from ctxspec.reference.messages import role_of
+from ctxspec.reference.session import (
     build_session_context,
     js_truthy,
     session_entry_to_context_messages,
 )
-from reference.tokens import estimate_context_tokens, estimate_tokens
-from reference.transcript import *  # noqa: F403  (every name re-exported: `__all__`)
+from ctxspec.reference.tokens import estimate_context_tokens, estimate_tokens
+from ctxspec.reference.transcript import *  # noqa: F403  (every name re-exported: `__all__`)
 
 __all__ = [
     "CUT_POINT_ROLES",

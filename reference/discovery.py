@@ -12,8 +12,8 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference._utf16 import js_trim
-from reference.tree import Listing, join, normalize, parent, strip_bom
+from ctxspec.reference._utf16 import js_trim
+from ctxspec.reference.tree import Listing, join, normalize, parent, strip_bom
 
 __all__ = [
     "CONTEXT_FILE_NAMES",

@@ -1,10 +1,10 @@
 """The files a Pi 0.85.0 summary lists: the read/write/edit tool calls of the messages
 it summarises, carried on from a previous compaction.
 
-Apart from `reference.compaction` because compaction summaries and branch summaries
-(`reference.branch`) both list them, and because it is its own rule: which tool calls
+Apart from `ctxspec.reference.compaction` because compaction summaries and branch summaries
+(`ctxspec.reference.branch`) both list them, and because it is its own rule: which tool calls
 count, the order the sets keep, and the two lists (`<read-files>`, `<modified-files>`) a
-summary ends with. `reference.compaction` re-exports these names.
+summary ends with. `ctxspec.reference.compaction` re-exports these names.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference._utf16 import utf16_key
-from reference.session import js_truthy
+from ctxspec.reference._utf16 import utf16_key
+from ctxspec.reference.session import js_truthy
 
 __all__ = [
     "FILE_OP_TOOLS",

@@ -28,8 +28,8 @@ the two libraries on front matter is almost all in resolving plain scalars:
   differently.
 
 Here: cutting the block out, loading it, and choosing which error `yaml` reports first.
-The core-schema loader is `reference.yaml_core`; the errors put in `yaml`'s words,
-`reference.yaml_errors`.
+The core-schema loader is `ctxspec.reference.yaml_core`; the errors put in `yaml`'s words,
+`ctxspec.reference.yaml_errors`.
 
 ruamel.yaml was considered (it speaks YAML 1.2), but it parses with the same scanner as
 PyYAML, so it would add a dependency for the resolver alone, which is a table here.
@@ -42,10 +42,10 @@ from typing import Any, Final
 
 import yaml
 
-from reference._jsregex import js_trim
-from reference.tree import strip_bom
-from reference.yaml_core import CoreLoader, MarkedError
-from reference.yaml_errors import (
+from ctxspec.reference._jsregex import js_trim
+from ctxspec.reference.tree import strip_bom
+from ctxspec.reference.yaml_core import CoreLoader, MarkedError
+from ctxspec.reference.yaml_errors import (
     MULTIPLE_DOCUMENTS,
     known_errors,
     prettify,

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Final
 
-from reference._utf16 import utf16_key
-from reference.tree import Listing, Symlink, join
+from ctxspec.reference._utf16 import utf16_key
+from ctxspec.reference.tree import Listing, Symlink, join
 
 __all__ = [
     "OVERRIDE_PREFIXES",

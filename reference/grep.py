@@ -8,8 +8,8 @@ stderr, and a way to re-read a file, and applies Pi's rules (counting, the match
 the error it reports, paths shown relative to the search path, context lines re-read);
 `grep_result()` renders the matches (per-line cut, total cut, match limit).
 
-Apart from `reference.tools` (read and bash) because grep is half of the tools' rules
-(GREP-*) and has its own inputs; `reference.tools` re-exports these names.
+Apart from `ctxspec.reference.tools` (read and bash) because grep is half of the tools' rules
+(GREP-*) and has its own inputs; `ctxspec.reference.tools` re-exports these names.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from reference import _utf8
-from reference._jsnum import js_number_to_string
-from reference._jsregex import js_trim
-from reference.engine import nul_refused
-from reference.tool_result import LIMIT_SHOWN, ToolResult
-from reference.truncate import (
+from ctxspec.reference import _utf8
+from ctxspec.reference._jsnum import js_number_to_string
+from ctxspec.reference._jsregex import js_trim
+from ctxspec.reference.engine import nul_refused
+from ctxspec.reference.tool_result import LIMIT_SHOWN, ToolResult
+from ctxspec.reference.truncate import (
     GREP_MAX_LINE_LENGTH,
     truncate_head,
     truncate_line,
@@ -178,7 +178,7 @@ def spawn_refusal(pattern: str, glob: str | None = None) -> str | None:
     """GREP-9: Node's refusal to start rg with an argument holding U+0000, which Pi passes on.
 
     Node checks rg's arguments in order, and the glob comes before the pattern (GREP-7):
-    the first that holds U+0000 is named (`reference.engine.nul_refused`).
+    the first that holds U+0000 is named (`ctxspec.reference.engine.nul_refused`).
 
     >>> spawn_refusal("a\\x00b", glob="*\\x00"), spawn_refusal("a")
     ('<NUL in glob>', None)

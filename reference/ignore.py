@@ -17,12 +17,12 @@ they match. The rules (IGN-1..IGN-4 in `corpora/README.md`):
   re-includes); a path inside an ignored directory is ignored whatever later rules say.
   Matching is case-insensitive. A pattern is turned into a JavaScript regular expression
   by `REWRITES`, a table of rewrites applied in order (each with the gitignore rule it
-  implements), then the trailing-wildcard rule `TRAILING_STAR`; `reference._jsregex`
+  implements), then the trailing-wildcard rule `TRAILING_STAR`; `ctxspec.reference._jsregex`
   runs it. The package's own quirks come with it: `[!a]` is no negated class, `\\d` is a
   digit, a trailing `\\*` is a wildcard, an unclosed `[` matches nothing.
 - IGN-3, what is tested: the entry's path relative to the scan's root, with a final `/`
   for a directory where the scan asks about directories (which scan asks what is in
-  `reference.resources` and `reference.skills`).
+  `ctxspec.reference.resources` and `ctxspec.reference.skills`).
 - IGN-4, a pattern whose expression V8 rejects makes the test throw (`IgnoreRuleError`):
   Pi's scans catch it and give up on the rest of that directory.
 
@@ -39,9 +39,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from reference._jsregex import JS_SPACE, JsRegex, JsSyntaxError, compile_js
-from reference.frontmatter import js_trim
-from reference.tree import Listing, join
+from ctxspec.reference._jsregex import JS_SPACE, JsRegex, JsSyntaxError, compile_js
+from ctxspec.reference.frontmatter import js_trim
+from ctxspec.reference.tree import Listing, join
 
 __all__ = [
     "IGNORE_FILES",

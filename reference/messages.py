@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from reference._jsdate import js_date_ms
-from reference._jsjson import js_string, js_truthy
-from reference.errors import InvalidInput
+from ctxspec.reference._jsdate import js_date_ms
+from ctxspec.reference._jsjson import js_string, js_truthy
+from ctxspec.reference.errors import InvalidInput
 
 __all__ = [
     "BRANCH_SUMMARY_PREFIX",

@@ -28,9 +28,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference._jsjson import js_to_number
-from reference.errors import InvalidInput
-from reference.session import UNSET, Fieldless, NullEntry, as_entries
+from ctxspec.reference._jsjson import js_to_number
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.session import UNSET, Fieldless, NullEntry, as_entries
 
 __all__ = [
     "CURRENT_SESSION_VERSION",

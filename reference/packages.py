@@ -21,7 +21,7 @@ paths: a file is an extension, a directory a package (PKG-2: its `package.json` 
 manifest, else its `extensions/`, `skills/`, `prompts/`, `themes/` directories, else the
 directory itself is the extension). A package source that needs an install (`npm:`,
 `git:`, a URL) is `InvalidInput`: the suite runs offline and installs nothing.
-Directory scans pass over what ignore files match (RES-9, `reference.ignore`).
+Directory scans pass over what ignore files match (RES-9, `ctxspec.reference.ignore`).
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reference._jsjson import js_parse
-from reference.errors import InvalidInput
-from reference.globs import (
+from ctxspec.reference._jsjson import js_parse
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.globs import (
     OVERRIDE_PREFIXES,
     apply_patterns,
     autoload_delta,
@@ -41,8 +41,8 @@ from reference.globs import (
     expand_glob,
     is_pattern,
 )
-from reference.paths import is_local_path, resolve_path
-from reference.scans import (
+from ctxspec.reference.paths import is_local_path, resolve_path
+from ctxspec.reference.scans import (
     RESOURCE_TYPES,
     extension_entries,
     files_from_paths,
@@ -51,8 +51,8 @@ from reference.scans import (
     root_files,
     skill_entries,
 )
-from reference.skills import SourceInfo
-from reference.tree import Listing, join, strip_bom
+from ctxspec.reference.skills import SourceInfo
+from ctxspec.reference.tree import Listing, join, strip_bom
 
 __all__ = [
     "RESOURCE_TYPES",

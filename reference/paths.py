@@ -23,9 +23,9 @@ from __future__ import annotations
 import posixpath
 from typing import Final
 
-from reference.errors import InvalidInput
-from reference.frontmatter import js_trim
-from reference.tree import normalize
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.frontmatter import js_trim
+from ctxspec.reference.tree import normalize
 
 __all__ = ["PACKAGE_PREFIXES", "is_local_path", "resolve_path"]
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from reference._jsjson import js_property, js_string, js_truthy
-from reference._utf16 import js_trim
-from reference.discovery import ContextFile
-from reference.skills import Skill, format_skills_for_prompt
+from ctxspec.reference._jsjson import js_property, js_string, js_truthy
+from ctxspec.reference._utf16 import js_trim
+from ctxspec.reference.discovery import ContextFile
+from ctxspec.reference.skills import Skill, format_skills_for_prompt
 
 __all__ = [
     "DEFAULT_SELECTED_TOOLS",

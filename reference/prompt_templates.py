@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reference._jsjson import js_truthy
-from reference.frontmatter import FrontmatterError, js_trim, parse_frontmatter
-from reference.skills import Diagnostic, SourceInfo
-from reference.tree import Listing, join
+from ctxspec.reference._jsjson import js_truthy
+from ctxspec.reference.frontmatter import FrontmatterError, js_trim, parse_frontmatter
+from ctxspec.reference.skills import Diagnostic, SourceInfo
+from ctxspec.reference.tree import Listing, join
 
 __all__ = ["PromptTemplate", "dedupe_prompts", "load_prompt_templates", "prompt_template"]
 

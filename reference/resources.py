@@ -5,7 +5,7 @@
 
 - context files (`discovery.load_project_context_files`, never gated; `no_context_files`);
 - extensions, skills, prompt templates and themes: the package manager's paths
-  (`reference.packages`: settings packages and entries, the loader's own roots in the
+  (`ctxspec.reference.packages`: settings packages and entries, the loader's own roots in the
   order of `SKILL_ROOTS` / `PROMPT_ROOTS`, RES-1, RES-7), after the explicit extension
   paths' own resources and before the explicit `additional_*_paths`; the first of a
   name wins, the same real file twice is skipped silently, a missing explicit path is a
@@ -31,14 +31,14 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
-from reference import packages
-from reference.discovery import ContextFile, load_project_context_files
-from reference.packages import Origin, Resolved
-from reference.paths import is_local_path, resolve_path
-from reference.prompt_templates import PromptTemplate, dedupe_prompts, load_prompt_templates
-from reference.skills import Diagnostic, Skill, SourceInfo, load_skills
-from reference.themes import Theme, dedupe_themes, load_themes
-from reference.tree import Listing, join, normalize, strip_bom
+from ctxspec.reference import packages
+from ctxspec.reference.discovery import ContextFile, load_project_context_files
+from ctxspec.reference.packages import Origin, Resolved
+from ctxspec.reference.paths import is_local_path, resolve_path
+from ctxspec.reference.prompt_templates import PromptTemplate, dedupe_prompts, load_prompt_templates
+from ctxspec.reference.skills import Diagnostic, Skill, SourceInfo, load_skills
+from ctxspec.reference.themes import Theme, dedupe_themes, load_themes
+from ctxspec.reference.tree import Listing, join, normalize, strip_bom
 
 __all__ = [
     "INCLUDE_PARTS",
@@ -277,7 +277,7 @@ def load_resources(
 ) -> Resources:
     """Pi's `DefaultResourceLoader({...}).reload()` over a listing.
 
-    Explicit paths are read as users write them (PATH-1, `reference.paths`).
+    Explicit paths are read as users write them (PATH-1, `ctxspec.reference.paths`).
     `system_prompt=""` and `append_system_prompt=[]` switch discovery off; empty append
     items are dropped. Raises `InvalidInput` for a package source that needs an install.
 

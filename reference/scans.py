@@ -12,7 +12,7 @@
   a list of paths with it; `manifest(listing, dir)`: PKG-2, a `package.json`'s `pi` field.
 
 Every scan skips names starting with `.` and `node_modules`, and passes over what the
-ignore files it reads match (RES-9, `reference.ignore`).
+ignore files it reads match (RES-9, `ctxspec.reference.ignore`).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ import posixpath
 from collections.abc import Iterator, Sequence
 from typing import Final
 
-from reference._jsjson import js_parse
-from reference.ignore import IgnoreMatcher, IgnoreRuleError, read_rules
-from reference.tree import Listing, join, strip_bom
+from ctxspec.reference._jsjson import js_parse
+from ctxspec.reference.ignore import IgnoreMatcher, IgnoreRuleError, read_rules
+from ctxspec.reference.tree import Listing, join, strip_bom
 
 __all__ = [
     "FILE_SUFFIXES",

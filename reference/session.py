@@ -1,7 +1,7 @@
 """Pi 0.85.0 session files and trees: parsing JSONL, paths, the projected context.
 
 Decides which messages a session gives the model: `parse_session_entries` (JSONL, v3;
-`reference.session_file`, re-exported here),
+`ctxspec.reference.session_file`, re-exported here),
 `index_entries` (id -> entry, a later duplicate winning, as Pi's map does),
 `SessionTree` (the entries indexed once, what Pi's `SessionManager` holds),
 `build_session_path` (root -> leaf by `parentId`), `build_context_entries` (the latest
@@ -30,16 +30,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference import session_file
-from reference._jsjson import js_truthy  # re-exported: `if (value)` of a JSON value
-from reference.errors import InvalidInput
-from reference.messages import (
+from ctxspec.reference import session_file
+from ctxspec.reference._jsjson import js_truthy  # re-exported: `if (value)` of a JSON value
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.messages import (
     create_branch_summary_message,
     create_compaction_summary_message,
     create_custom_message,
     role_of,
 )
-from reference.session_file import *  # noqa: F403  (every name re-exported: `__all__`)
+from ctxspec.reference.session_file import *  # noqa: F403  (every name re-exported: `__all__`)
 
 __all__ = [
     "CURRENT_SESSION_VERSION",
@@ -198,7 +198,7 @@ class SessionTree:
     `path_to(position)` the root -> leaf walk of `walk_to_root`. The entries are held,
     not copied: they must not change while the tree is in use.
 
-    An engine may subclass it to walk faster (`fastengine.tree.RunTree` walks runs of
+    An engine may subclass it to walk faster (`ctxspec.fastengine.tree.RunTree` walks runs of
     consecutive entries); every helper here takes such a tree as it is.
     """
 

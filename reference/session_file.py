@@ -1,10 +1,10 @@
 """The JSONL text of a Pi 0.85.0 session file, read as Pi reads it: one JSON value a line.
 
-Apart from `reference.session` because reading the text is its own concern (JavaScript's
+Apart from `ctxspec.reference.session` because reading the text is its own concern (JavaScript's
 trim set, which lines are blank, what is JSON and what is skipped), and because a fast
 engine parses the lines its own way: `read_session_lines` keeps the rule of which lines
 count and how skipped lines are numbered in one place, with the parsing of a line a
-parameter. `reference.session` re-exports these names.
+parameter. `ctxspec.reference.session` re-exports these names.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference._utf16 import JS_SPACE  # `trim()`'s set, re-exported
+from ctxspec.reference._utf16 import JS_SPACE  # `trim()`'s set, re-exported
 
 __all__ = [
     "JSON_DECODER",

@@ -3,13 +3,13 @@
 - `load_skills(listing, cwd=..., agent_dir=..., skill_paths=..., include_defaults=...)`:
   Pi's `loadSkills`: `<agentDir>/skills`, then `cwd/.pi/skills`, then the explicit paths;
   the first skill of a name wins (SKILL-5);
-- `parse_skill_file(path, text, ...)`: the front matter (`reference.frontmatter`, YAML
+- `parse_skill_file(path, text, ...)`: the front matter (`ctxspec.reference.frontmatter`, YAML
   1.2 core schema as Pi's `yaml` reads it) and its warnings;
 - `format_skills_for_prompt(skills, tool)`: the block the system prompt carries.
 
 Each skill carries Pi's `sourceInfo` (`SourceInfo`), sent when a request asks for it.
 Directory scans pass over what the ignore files inside them match (SKILL-9,
-`reference.ignore`).
+`ctxspec.reference.ignore`).
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from reference._utf16 import code_units
-from reference.frontmatter import FrontmatterError, js_trim, parse_frontmatter
-from reference.ignore import IgnoreMatcher, IgnoreRuleError, read_rules
-from reference.paths import resolve_path
-from reference.scans import scan_children
-from reference.tree import Listing, join
+from ctxspec.reference._utf16 import code_units
+from ctxspec.reference.frontmatter import FrontmatterError, js_trim, parse_frontmatter
+from ctxspec.reference.ignore import IgnoreMatcher, IgnoreRuleError, read_rules
+from ctxspec.reference.paths import resolve_path
+from ctxspec.reference.scans import scan_children
+from ctxspec.reference.tree import Listing, join
 
 __all__ = [
     "MAX_DESCRIPTION_LENGTH",
@@ -289,7 +289,7 @@ def load_skills_from_dir(
     searched (names starting with `.` and `node_modules` skipped), and `*.md` files
     directly in the top directory are skills too.
 
-    SKILL-9: entries the scan's ignore files match are passed over (`reference.ignore`:
+    SKILL-9: entries the scan's ignore files match are passed over (`ctxspec.reference.ignore`:
     the root's and every entered directory's `.gitignore`, `.ignore`, `.fdignore`, rules
     kept for the rest of the scan); an ignored `SKILL.md` makes no skill root. A rule
     V8 cannot compile ends the directory's scan where it is first tried (IGN-4).
@@ -355,7 +355,7 @@ def load_skills(
 ) -> SkillsResult:
     """Pi's `loadSkills`: defaults (user, then project), then explicit paths; first name wins.
 
-    Each explicit path is resolved first (PATH-1, `reference.paths`: trimmed, relative to
+    Each explicit path is resolved first (PATH-1, `ctxspec.reference.paths`: trimmed, relative to
     `cwd`, `~` from `home`); diagnostics name the resolved path. One that does not exist,
     or is a file not ending `.md`, is a warning.
     """

@@ -4,7 +4,7 @@ Decides, chunk by chunk and with memory bounded by its window, what a running co
 has printed: the decoded tail the model sees (`snapshot()`), every line and byte counted
 (raw and decoded), the bytes of the last line (`last_line_bytes`), and *when* the full
 output must be persisted. It never writes anything: once `must_persist` turns true the
-caller (the edge `reference.edge.persist`) takes the raw bytes to write with `take_raw()`,
+caller (the edge `ctxspec.reference.edge.persist`) takes the raw bytes to write with `take_raw()`,
 the chunks that came before the decision included.
 
 The rules, each tagged with its id in the corpus (corpora/README.md, ST-*):
@@ -29,7 +29,7 @@ The rules, each tagged with its id in the corpus (corpora/README.md, ST-*):
 
 Decoding: `decode_chunk` gives each chunk's output from CPython's strict decoder,
 `bytes.count` and, for an ill-formed chunk, CPython's replacing decoder (well-formed
-UTF-8 is its own decoded form: no copy). It is the one step `fastengine.stream` replaces
+UTF-8 is its own decoded form: no copy). It is the one step `ctxspec.fastengine.stream` replaces
 with a C loop that writes an ill-formed chunk's output straight onto the window
 (tests/fastengine/test_stream.py checks the two against each other and this module
 against the WHATWG decoder).
@@ -45,8 +45,8 @@ import codecs
 from dataclasses import dataclass, replace
 from typing import Any
 
-from reference.errors import InvalidInput
-from reference.truncate import (
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
     TruncationResult,
@@ -311,7 +311,7 @@ class OutputAccumulator:
         """Add what one append decodes to: `head` (a character begun by the previous chunk,
         or its U+FFFD) and then `data[start:]`, which starts between characters. The window
         is trimmed once, after both (STREAM-3: once per append, as Pi does). The step an
-        engine's subclass may replace (`fastengine.stream` decodes in C)."""
+        engine's subclass may replace (`ctxspec.fastengine.stream` decodes in C)."""
         decoded, newlines, pending, last = decode_chunk(data, start)
         body: bytes | memoryview = data
         if pending:

@@ -19,14 +19,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference._jsjson import js_join
-from reference.branch_summary import SUMMARIZATION_SYSTEM_PROMPT, ScriptedReply
-from reference.compaction import CompactionPreparation
-from reference.errors import InvalidInput
-from reference.file_ops import compute_file_lists, format_file_operations
-from reference.messages import convert_to_llm
-from reference.session import js_truthy
-from reference.transcript import get_summarization_failure, serialize_conversation
+from ctxspec.reference._jsjson import js_join
+from ctxspec.reference.branch_summary import SUMMARIZATION_SYSTEM_PROMPT, ScriptedReply
+from ctxspec.reference.compaction import CompactionPreparation
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.file_ops import compute_file_lists, format_file_operations
+from ctxspec.reference.messages import convert_to_llm
+from ctxspec.reference.session import js_truthy
+from ctxspec.reference.transcript import get_summarization_failure, serialize_conversation
 
 __all__ = [
     "HISTORY_REPLY",

@@ -8,7 +8,7 @@
 - `theme_error(text, path)`: THEME-2, why a theme file does not load (None: it loads),
   as Pi checks it while building the theme's colours, in this order:
   the text is JSON (BOM stripped; else `Failed to parse theme <path>: <SyntaxError>`: V8's
-  words are the engine's, not Pi's, written by their kind, `reference.engine`), an object
+  words are the engine's, not Pi's, written by their kind, `ctxspec.reference.engine`), an object
   with a `colors` key (`Invalid theme "<path>": expected an object with a "colors" map.`),
   the colours with five fallbacks filled in (`scrollbarTrack` from `muted`, `scrollbarThumb` and
   `searchMatchText` from `text`, `thinkingMax` from `thinkingXhigh`, `searchMatchBg`
@@ -32,12 +32,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference._jsjson import OBJECT_PROTOTYPE as OBJECT_MEMBERS
-from reference._jsjson import js_map_key, js_own_keys, js_parse, js_string
-from reference._utf16 import JS_SPACE, code_units
-from reference.engine import js_exception
-from reference.skills import Diagnostic, SourceInfo
-from reference.tree import Listing, join, strip_bom
+from ctxspec.reference._jsjson import OBJECT_PROTOTYPE as OBJECT_MEMBERS
+from ctxspec.reference._jsjson import js_map_key, js_own_keys, js_parse, js_string
+from ctxspec.reference._utf16 import JS_SPACE, code_units
+from ctxspec.reference.engine import js_exception
+from ctxspec.reference.skills import Diagnostic, SourceInfo
+from ctxspec.reference.tree import Listing, join, strip_bom
 
 __all__ = [
     "BACKGROUND_KEYS",

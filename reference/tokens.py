@@ -19,11 +19,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference._jsjson import js_stringify, js_truthy
-from reference._jsnum import js_add
-from reference._utf16 import code_units
-from reference.errors import InvalidInput
-from reference.messages import role_of
+from ctxspec.reference._jsjson import js_stringify, js_truthy
+from ctxspec.reference._jsnum import js_add
+from ctxspec.reference._utf16 import code_units
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.messages import role_of
 
 __all__ = [
     "ESTIMATED_IMAGE_CHARS",

@@ -1,7 +1,7 @@
 """The outcome of one tool call: the text the model gets, Pi's `details`, or a rejection.
 
-Its own module because every tool renderer returns it: `reference.tools` (read, bash)
-and `reference.grep`; so with the byte limit as their notices print it (`LIMIT_SHOWN`).
+Its own module because every tool renderer returns it: `ctxspec.reference.tools` (read, bash)
+and `ctxspec.reference.grep`; so with the byte limit as their notices print it (`LIMIT_SHOWN`).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference.truncate import DEFAULT_MAX_BYTES, format_size
+from ctxspec.reference.truncate import DEFAULT_MAX_BYTES, format_size
 
 __all__ = ["LIMIT_SHOWN", "ToolResult"]
 

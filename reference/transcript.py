@@ -2,8 +2,8 @@
 
 `serialize_conversation` writes the messages summarised as the transcript the model
 reads; `get_summarization_failure` says why a reply cannot be kept (CP-8). Apart from
-`reference.compaction` because compaction summaries and branch summaries
-(`reference.branch`) share both. `reference.compaction` re-exports these names.
+`ctxspec.reference.compaction` because compaction summaries and branch summaries
+(`ctxspec.reference.branch`) share both. `ctxspec.reference.compaction` re-exports these names.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from reference._jsjson import js_own_keys, js_stringify
-from reference._utf16 import code_units, js_slice
-from reference.errors import InvalidInput
-from reference.session import js_truthy
+from ctxspec.reference._jsjson import js_own_keys, js_stringify
+from ctxspec.reference._utf16 import code_units, js_slice
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.session import js_truthy
 
 __all__ = ["TOOL_RESULT_MAX_CHARS", "get_summarization_failure", "serialize_conversation"]
 

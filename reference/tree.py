@@ -15,7 +15,7 @@ discovery, trust and skill rules ask it the questions Node's `fs` answers for Pi
   `strip_bom` applied by callers that strip it; None when the file cannot be read.
 
 Build one with `Listing.from_wire(tree)` (the protocol's virtual tree) or, from a real
-directory, with `reference.edge.listing.read_listing`.
+directory, with `ctxspec.reference.edge.listing.read_listing`.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from reference import _utf8
-from reference.errors import InvalidInput
+from ctxspec.reference import _utf8
+from ctxspec.reference.errors import InvalidInput
 
 __all__ = [
     "MAX_SYMLINK_HOPS",

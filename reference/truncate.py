@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from reference import _utf8
-from reference._jsnum import js_number_to_string, js_to_fixed
-from reference._utf16 import canonical, code_units, js_slice, to_integer_or_infinity
-from reference.errors import InvalidInput
+from ctxspec.reference import _utf8
+from ctxspec.reference._jsnum import js_number_to_string, js_to_fixed
+from ctxspec.reference._utf16 import canonical, code_units, js_slice, to_integer_or_infinity
+from ctxspec.reference.errors import InvalidInput
 
 __all__ = [
     "DEFAULT_MAX_BYTES",

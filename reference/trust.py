@@ -25,11 +25,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from reference._jsjson import js_assign, js_own_keys, js_parse, js_stringify
-from reference._utf16 import utf16_key
-from reference.engine import js_exception, system_error
-from reference.errors import InvalidInput
-from reference.tree import Listing, join, parent, strip_bom
+from ctxspec.reference._jsjson import js_assign, js_own_keys, js_parse, js_stringify
+from ctxspec.reference._utf16 import utf16_key
+from ctxspec.reference.engine import js_exception, system_error
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.tree import Listing, join, parent, strip_bom
 
 __all__ = [
     "DEFAULT_PROJECT_TRUST_VALUES",
@@ -194,7 +194,7 @@ def parse_trust_store(text: str, path: str) -> dict[str, bool | None]:
     {'/w': True, '/w/x': None}
     >>> parse_trust_store('[]', "/a/trust.json")
     Traceback (most recent call last):
-    reference.trust.InvalidTrustStore: Invalid trust store /a/trust.json: expected an object
+    ctxspec.reference.trust.InvalidTrustStore: Invalid trust store /a/trust.json: expected an object
     """
     try:
         parsed = js_parse(strip_bom(text))

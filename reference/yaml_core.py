@@ -1,11 +1,11 @@
 """The YAML 1.2 core schema on PyYAML's parser: how `yaml` 2.9, Pi's parser, reads
 front matter that is valid (FM-1), and where the scanner sees a flow collection end (FM-3).
 
-Apart from `reference.frontmatter` because it is one concern of its own: PyYAML's
+Apart from `ctxspec.reference.frontmatter` because it is one concern of its own: PyYAML's
 resolver and constructor replaced by the core schema's tables (`CORE_SCALARS`,
 `CORE_CONSTRUCTORS`), values made JS-shaped, and the scanner taught where `yaml` ends a
-flow collection. `CoreLoader` is what `reference.frontmatter` loads a block with; the
-errors it raises (`MarkedError`) are worded by `reference.yaml_errors`.
+flow collection. `CoreLoader` is what `ctxspec.reference.frontmatter` loads a block with; the
+errors it raises (`MarkedError`) are worded by `ctxspec.reference.yaml_errors`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode
 from yaml.resolver import BaseResolver
 
-from reference._jsjson import js_map_key
-from reference._jsnum import js_number_to_string
+from ctxspec.reference._jsjson import js_map_key
+from ctxspec.reference._jsnum import js_number_to_string
 
 __all__ = [
     "CORE_CONSTRUCTORS",

@@ -3,7 +3,7 @@
 PyYAML finds most errors front matter can have, but words them its own way, puts some at
 other places, and misses a few. `pyyaml_error` rewords the classes found by probing Pi,
 `known_errors` finds those a plain scan of the block finds, and `prettify` writes the
-message with `yaml`'s position suffix. Apart from `reference.frontmatter` because it is
+message with `yaml`'s position suffix. Apart from `ctxspec.reference.frontmatter` because it is
 one concern of its own, about half of the front matter rules.
 """
 
@@ -14,8 +14,8 @@ from typing import Final
 
 import yaml
 
-from reference._utf16 import canonical, code_units, units
-from reference.yaml_core import FLOW_END, MarkedError, duplicate_at
+from ctxspec.reference._utf16 import canonical, code_units, units
+from ctxspec.reference.yaml_core import FLOW_END, MarkedError, duplicate_at
 
 __all__ = [
     "MULTIPLE_DOCUMENTS",

@@ -1,7 +1,7 @@
 """Harnesses: one package per implementation family, each its install and its adapter.
 
 - `reference`, `fastengine`: this package's own engines, answered in-process (or served
-  over the wire with `python -m conformance.harnesses.<name>`); `reference.ops` holds the
+  over the wire with `python -m ctxspec.conformance.harnesses.<name>`); `reference.ops` holds the
   handlers, one module per concern;
 - `pi`: the real Pi at any published version (npm), its Node adapter and locks;
 - `oh_my_pi`: the fork `@oh-my-pi/pi-coding-agent`, run on Bun;
@@ -13,7 +13,7 @@
   and Bun), and `npm_lock.py`, the committed lock of an npm-installed harness.
 
 A family's package has `install(version, *, quiet) -> Launch` (see
-`conformance.transport.named`). Adapters convert shapes between protocol v1 and the
+`ctxspec.conformance.transport.named`). Adapters convert shapes between protocol v1 and the
 implementation's API and never fix behaviour: what an implementation does differently is
 a finding for its expectations file (`conformance/expectations/`).
 """

@@ -14,7 +14,7 @@
 - `ids_of`: ids for the branch and navigation ops, some naming no entry (`gone`, the
   header's, a migrated `m-1`);
 - `long_sessions`: sessions of 10,000 to 60,000 tokens from the deterministic generator
-  (`corpora.generators.sessions`), long enough for Pi's default settings
+  (`ctxspec.corpora.generators.sessions`), long enough for Pi's default settings
   (`keepRecentTokens` 20000, `reserveTokens` 16384).
 
 The property tests keep the plain `sessions` strategies (their invariants read ids and
@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
-from corpora.generators.sessions import session as generated_session
+from ctxspec.corpora.generators.sessions import session as generated_session
 
 __all__ = [
     "SHARP_PIECES",
@@ -329,7 +329,7 @@ _SIZES = st.sampled_from([50, 200, 500, 1500, 3000])
 def long_sessions(draw: st.DrawFn) -> list[dict[str, Any]]:
     """A generated session of 10,000 to 60,000 tokens: turns, tool calls with big results,
     and now and then an entry of another type between them (a script for
-    `corpora.generators.sessions.session`, drawn)."""
+    `ctxspec.corpora.generators.sessions.session`, drawn)."""
     script: list[dict[str, Any]] = []
     turn = 1
     total = 0

@@ -17,8 +17,8 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
-from conformance.strategies import entries, files, streams, text, trees
-from conformance.strategies.session_ops import SESSION_OP_ARGS
+from ctxspec.conformance.strategies import entries, files, streams, text, trees
+from ctxspec.conformance.strategies.session_ops import SESSION_OP_ARGS
 
 __all__ = ["OP_ARGS", "UTF8_BOUNDARY_PIECES", "chunked_streams"]
 

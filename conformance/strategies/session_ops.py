@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
-from conformance.strategies import entries, sessions
+from ctxspec.conformance.strategies import entries, sessions
 
 __all__ = ["SESSION_OP_ARGS", "messages"]
 

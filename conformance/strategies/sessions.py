@@ -13,7 +13,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from reference.tokens import ZERO_USAGE
+from ctxspec.reference.tokens import ZERO_USAGE
 
 __all__ = ["ZERO_USAGE", "agent_runs", "linear_sessions", "session_trees", "tree_with_leaves"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from reference import _utf8
+from ctxspec.reference import _utf8
 
 __all__ = ["hard_text", "limits_near", "line_limit", "texts"]
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from reference.discovery import CONTEXT_FILE_NAMES
+from ctxspec.reference.discovery import CONTEXT_FILE_NAMES
 
 __all__ = ["GATED_MARK", "context_trees", "trust_stores"]
 

@@ -1,1 +1,1 @@
-"""The suite's test modules, collected by `ctxspec conform` (`--pyargs conformance.suite`)."""
+"""The suite's test modules, collected by `ctxspec conform` (`--pyargs ctxspec.conformance.suite`)."""

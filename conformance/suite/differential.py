@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from conformance.check import answer, assert_same
-from conformance.harnesses.reference import handle
-from conformance.transport.base import Implementation
+from ctxspec.conformance.check import answer, assert_same
+from ctxspec.conformance.harnesses.reference import handle
+from ctxspec.conformance.transport.base import Implementation
 
 __all__ = ["per_op", "same_as_reference"]
 

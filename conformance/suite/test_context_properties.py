@@ -3,8 +3,8 @@
 Invariants need no oracle (corpora/README.md lists them): context files come ancestors
 first, at most one per directory; an untrusted project never gets a gated resource in
 front of the model. The differential tests compare the implementation with the reference
-engine on the same small random tree (`conformance.strategies.trees`), and for the skill
-and prompt ops on the arguments `ctxspec fuzz` draws (`conformance.strategies.ops`).
+engine on the same small random tree (`ctxspec.conformance.strategies.trees`), and for the skill
+and prompt ops on the arguments `ctxspec fuzz` draws (`ctxspec.conformance.strategies.ops`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.check import result_of
-from conformance.failing_example import json_text
-from conformance.strategies.ops import OP_ARGS
-from conformance.strategies.trees import GATED_MARK, context_trees, trust_stores
-from conformance.suite.differential import per_op, same_as_reference
-from conformance.transport.base import Implementation
+from ctxspec.conformance.check import result_of
+from ctxspec.conformance.failing_example import json_text
+from ctxspec.conformance.strategies.ops import OP_ARGS
+from ctxspec.conformance.strategies.trees import GATED_MARK, context_trees, trust_stores
+from ctxspec.conformance.suite.differential import per_op, same_as_reference
+from ctxspec.conformance.transport.base import Implementation
 
 B2 = "instruction_ordering"
 B3 = "trust_denial"

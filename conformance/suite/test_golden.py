@@ -3,10 +3,10 @@ case is judged in the profile's terms."""
 
 from __future__ import annotations
 
-from conformance.cases import Case
-from conformance.check import check_case
-from conformance.profiles import Profile
-from conformance.transport.base import Implementation
+from ctxspec.conformance.cases import Case
+from ctxspec.conformance.check import check_case
+from ctxspec.conformance.profiles import Profile
+from ctxspec.conformance.transport.base import Implementation
 
 
 def test_case(golden_case: Case, impl: Implementation, agent_profile: Profile) -> None:

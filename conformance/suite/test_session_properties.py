@@ -16,16 +16,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.check import result_of
-from conformance.strategies.session_ops import SESSION_OP_ARGS
-from conformance.strategies.sessions import (
+from ctxspec.conformance.check import result_of
+from ctxspec.conformance.strategies.session_ops import SESSION_OP_ARGS
+from ctxspec.conformance.strategies.sessions import (
     agent_runs,
     linear_sessions,
     session_trees,
     tree_with_leaves,
 )
-from conformance.suite.differential import per_op, same_as_reference
-from conformance.transport.base import Implementation
+from ctxspec.conformance.suite.differential import per_op, same_as_reference
+from ctxspec.conformance.transport.base import Implementation
 
 B4 = "compaction_threshold"
 B5 = "lca_navigation"

@@ -14,18 +14,18 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from conformance.check import answer, assert_same, result_of
-from conformance.compare import differences, render
-from conformance.harnesses.reference import handle
-from conformance.strategies.ops import chunked_streams
-from conformance.strategies.streams import (
+from ctxspec.conformance.check import answer, assert_same, result_of
+from ctxspec.conformance.compare import differences, render
+from ctxspec.conformance.harnesses.reference import handle
+from ctxspec.conformance.strategies.ops import chunked_streams
+from ctxspec.conformance.strategies.streams import (
     byte_streams,
     chunked,
     cut_points,
     encode_chunks,
     stream_limits,
 )
-from conformance.transport.base import Implementation
+from ctxspec.conformance.transport.base import Implementation
 
 B1 = "multibyte_cuts"
 OP = "stream.tail"

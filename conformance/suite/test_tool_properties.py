@@ -2,7 +2,7 @@
 implementation.
 
 Each is differential: the implementation's answer compared with the reference's on the
-arguments `ctxspec fuzz` draws (`conformance.strategies.ops.OP_ARGS`): trees with ignore
+arguments `ctxspec fuzz` draws (`ctxspec.conformance.strategies.ops.OP_ARGS`): trees with ignore
 files, binary and non-UTF-8 files and symlinks, grep patterns and globs, offsets and
 limits off the integers, output streams cut at every UTF-8 boundary class.
 """
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.strategies.ops import OP_ARGS
-from conformance.suite.differential import per_op, same_as_reference
-from conformance.transport.base import Implementation
+from ctxspec.conformance.strategies.ops import OP_ARGS
+from ctxspec.conformance.suite.differential import per_op, same_as_reference
+from ctxspec.conformance.transport.base import Implementation
 
 # op -> the rule its answers are judged by
 TOOL_RULES: Final = {"tool.read": "READ-3", "tool.bash": "BASH-1", "tool.grep": "GREP-1"}

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.check import result_of
-from conformance.strategies.text import limits_near, line_limit, texts
-from conformance.suite.differential import same_as_reference
-from conformance.transport.base import Implementation
-from reference import _utf8
-from reference._utf16 import canonical, code_units, has_surrogates
+from ctxspec.conformance.check import result_of
+from ctxspec.conformance.strategies.text import limits_near, line_limit, texts
+from ctxspec.conformance.suite.differential import same_as_reference
+from ctxspec.conformance.transport.base import Implementation
+from ctxspec.reference import _utf8
+from ctxspec.reference._utf16 import canonical, code_units, has_surrogates
 
 B1 = "multibyte_cuts"
 TRUNCATE_OPS = ("truncate.head", "truncate.tail")

@@ -6,7 +6,7 @@ A port author needs the numbers Pi uses when a request leaves an argument out (2
 rows) and reads its value from there, so the page cannot disagree with the oracle and no
 number is written twice.
 
-`python -m conformance.tools.defaults_table [--out FILE] [--check]` writes
+`python -m ctxspec.conformance.tools.defaults_table [--out FILE] [--check]` writes
 docs/guide/defaults.md (`--check`: exit 1 when the file differs from what would be
 written). tests/conformance/tools/test_defaults_table.py fails on a stale page.
 """
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.protocol import OPS
-from reference.truncate import format_size
+from ctxspec.conformance.protocol import OPS
+from ctxspec.reference.truncate import format_size
 
 __all__ = ["DEFAULTS", "OUT", "Default", "page", "value_of"]
 
@@ -66,75 +66,75 @@ LINE_OPS: Final = ("truncate.head", "truncate.tail", "stream.tail", "tool.bash")
 # Each row: the ops, what the value bounds, where the reference keeps it, the unit, the rule
 # (corpora/README.md). A request's absent or null argument takes the value.
 DEFAULTS: Final[tuple[Default, ...]] = (
-    Default(ops=LINE_OPS, what="`maxLines`", source="reference.truncate:DEFAULT_MAX_LINES",
+    Default(ops=LINE_OPS, what="`maxLines`", source="ctxspec.reference.truncate:DEFAULT_MAX_LINES",
             unit="lines", rule="TRUNC-2"),
-    Default(ops=LINE_OPS, what="`maxBytes`", source="reference.truncate:DEFAULT_MAX_BYTES",
+    Default(ops=LINE_OPS, what="`maxBytes`", source="ctxspec.reference.truncate:DEFAULT_MAX_BYTES",
             unit="UTF-8 bytes", rule="TRUNC-2", shown=_bytes),
     Default(ops=("truncate.line",), what="`maxChars`",
-            source="reference.truncate:GREP_MAX_LINE_LENGTH", unit="UTF-16 code units",
+            source="ctxspec.reference.truncate:GREP_MAX_LINE_LENGTH", unit="UTF-16 code units",
             rule="TRUNC-7"),
     Default(ops=("truncate.line",), what="the mark after a cut line",
-            source="reference.truncate:LINE_TRUNCATION_SUFFIX", unit="text", rule="TRUNC-7"),
+            source="ctxspec.reference.truncate:LINE_TRUNCATION_SUFFIX", unit="text", rule="TRUNC-7"),
     Default(ops=("tool.read",), what="lines shown per read (head rule)",
-            source="reference.truncate:DEFAULT_MAX_LINES", unit="lines", rule="READ-3"),
+            source="ctxspec.reference.truncate:DEFAULT_MAX_LINES", unit="lines", rule="READ-3"),
     Default(ops=("tool.read",), what="bytes shown per read (head rule)",
-            source="reference.truncate:DEFAULT_MAX_BYTES", unit="UTF-8 bytes", rule="READ-3",
+            source="ctxspec.reference.truncate:DEFAULT_MAX_BYTES", unit="UTF-8 bytes", rule="READ-3",
             shown=_bytes),
-    Default(ops=("tool.grep",), what="`limit`", source="reference.grep:DEFAULT_GREP_LIMIT",
+    Default(ops=("tool.grep",), what="`limit`", source="ctxspec.reference.grep:DEFAULT_GREP_LIMIT",
             unit="matches", rule="GREP-1"),
     Default(ops=("tool.grep",), what="each printed line cut at",
-            source="reference.truncate:GREP_MAX_LINE_LENGTH", unit="UTF-16 code units",
+            source="ctxspec.reference.truncate:GREP_MAX_LINE_LENGTH", unit="UTF-16 code units",
             rule="GREP-2"),
     Default(ops=("tool.grep",), what="the whole output (head rule)",
-            source="reference.truncate:DEFAULT_MAX_BYTES", unit="UTF-8 bytes", rule="GREP-1",
+            source="ctxspec.reference.truncate:DEFAULT_MAX_BYTES", unit="UTF-8 bytes", rule="GREP-1",
             shown=_bytes),
     Default(ops=("tokens.estimate", "context.estimate"), what="an image counts as",
-            source="reference.tokens:ESTIMATED_IMAGE_CHARS", unit="chars (÷ 4, rounded up)",
+            source="ctxspec.reference.tokens:ESTIMATED_IMAGE_CHARS", unit="chars (÷ 4, rounded up)",
             rule="CP-2"),
     Default(ops=SETTINGS_OPS, what="`settings.enabled`",
-            source="reference.compaction:DEFAULT_COMPACTION_SETTINGS.enabled", unit="",
+            source="ctxspec.reference.compaction:DEFAULT_COMPACTION_SETTINGS.enabled", unit="",
             rule="CP-6"),
     Default(ops=SETTINGS_OPS, what="`settings.reserveTokens`",
-            source="reference.compaction:DEFAULT_COMPACTION_SETTINGS.reserve_tokens",
+            source="ctxspec.reference.compaction:DEFAULT_COMPACTION_SETTINGS.reserve_tokens",
             unit="tokens", rule="CP-6"),
     Default(ops=SETTINGS_OPS, what="`settings.keepRecentTokens`",
-            source="reference.compaction:DEFAULT_COMPACTION_SETTINGS.keep_recent_tokens",
+            source="ctxspec.reference.compaction:DEFAULT_COMPACTION_SETTINGS.keep_recent_tokens",
             unit="tokens", rule="CP-4"),
     Default(ops=("compaction.compact", "session.run"), what="the history summary's `maxTokens`",
-            source="reference.summary:SUMMARY_CALLS.reply", unit="tokens", rule="CP-10",
+            source="ctxspec.reference.summary:SUMMARY_CALLS.reply", unit="tokens", rule="CP-10",
             shown=_share),
     Default(ops=("compaction.compact", "session.run"), what="the turn prefix summary's `maxTokens`",
-            source="reference.summary:SUMMARY_CALLS.turnPrefixReply", unit="tokens",
+            source="ctxspec.reference.summary:SUMMARY_CALLS.turnPrefixReply", unit="tokens",
             rule="CP-10", shown=_share),
     Default(ops=("branch.prepare",), what="`tokenBudget`",
-            source="reference.branch_summary:prepare_branch_entries(token_budget)",
+            source="ctxspec.reference.branch_summary:prepare_branch_entries(token_budget)",
             unit="tokens", rule="LCA-2"),
     Default(ops=SUMMARY_OPS, what="`reserveTokens`",
-            source="reference.branch_summary:DEFAULT_BRANCH_RESERVE_TOKENS", unit="tokens",
+            source="ctxspec.reference.branch_summary:DEFAULT_BRANCH_RESERVE_TOKENS", unit="tokens",
             rule="LCA-2"),
     Default(ops=SUMMARY_OPS, what="`model.contextWindow` (absent or 0)",
-            source="reference.branch_summary:DEFAULT_CONTEXT_WINDOW", unit="tokens",
+            source="ctxspec.reference.branch_summary:DEFAULT_CONTEXT_WINDOW", unit="tokens",
             rule="LCA-2"),
     Default(ops=SUMMARY_OPS, what="the summary's `maxTokens` (at most the model's)",
-            source="reference.branch_summary:MAX_SUMMARY_TOKENS", unit="tokens", rule="LCA-7"),
+            source="ctxspec.reference.branch_summary:MAX_SUMMARY_TOKENS", unit="tokens", rule="LCA-7"),
     Default(ops=("branch.collect", "session.navigate", "session.run"),
             what="the session version entries are migrated to",
-            source="reference.migration:CURRENT_SESSION_VERSION", unit="", rule="SS-7"),
+            source="ctxspec.reference.migration:CURRENT_SESSION_VERSION", unit="", rule="SS-7"),
     Default(ops=("skills.load",), what="`includeDefaults`",
-            source="reference.skills:load_skills(include_defaults)", unit="", rule="SKILL-8"),
+            source="ctxspec.reference.skills:load_skills(include_defaults)", unit="", rule="SKILL-8"),
     Default(ops=("skills.load", "resources.load"), what="a skill name longer than this warns",
-            source="reference.skills:MAX_NAME_LENGTH", unit="UTF-16 code units",
+            source="ctxspec.reference.skills:MAX_NAME_LENGTH", unit="UTF-16 code units",
             rule="SKILL-3"),
     Default(ops=("skills.load", "resources.load"), what="a description longer than this warns",
-            source="reference.skills:MAX_DESCRIPTION_LENGTH", unit="UTF-16 code units",
+            source="ctxspec.reference.skills:MAX_DESCRIPTION_LENGTH", unit="UTF-16 code units",
             rule="SKILL-3"),
     Default(ops=("resources.load",), what="`projectTrusted`",
-            source="reference.resources:load_resources(project_trusted)", unit="", rule="RES-2"),
+            source="ctxspec.reference.resources:load_resources(project_trusted)", unit="", rule="RES-2"),
     Default(ops=("prompt.build",), what="`selectedTools`",
-            source="reference.prompt:DEFAULT_SELECTED_TOOLS", unit="tool names", rule="PROMPT-3"),
+            source="ctxspec.reference.prompt:DEFAULT_SELECTED_TOOLS", unit="tool names", rule="PROMPT-3"),
     Default(ops=("context.discover", "trust.resolve", "skills.load", "resources.load",
                  "tool.read", "tool.grep"),
-            what="symbolic links followed in one lookup", source="reference.tree:MAX_SYMLINK_HOPS",
+            what="symbolic links followed in one lookup", source="ctxspec.reference.tree:MAX_SYMLINK_HOPS",
             unit="links", rule="READ-5"),
 )  # fmt: skip
 
@@ -148,9 +148,9 @@ DEFERRED: Final = {
 def value_of(source: str) -> Any:
     """The value `source` names in the reference (see `Default`).
 
-    >>> value_of("reference.truncate:DEFAULT_MAX_LINES")
+    >>> value_of("ctxspec.reference.truncate:DEFAULT_MAX_LINES")
     2000
-    >>> value_of("reference.skills:load_skills(include_defaults)")
+    >>> value_of("ctxspec.reference.skills:load_skills(include_defaults)")
     True
     """
     module_name, _, path = source.partition(":")
@@ -194,7 +194,7 @@ def page() -> str:
         raise ValueError(f"DEFAULTS names ops protocol v1 lacks: {sorted(unknown)}")
     none = sorted(set(OPS) - named - elsewhere - {"hello"})
     lines = [
-        "<!-- Generated by `python -m conformance.tools.defaults_table` from the constants of",
+        "<!-- Generated by `python -m ctxspec.conformance.tools.defaults_table` from the constants of",
         "     reference/; edit the generator's table, not this page (a test compares them). -->",
         "# Defaults and limits",
         "",
@@ -221,7 +221,8 @@ def page() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m conformance.tools.defaults_table", description=__doc__.split("\n\n")[0]
+        prog="python -m ctxspec.conformance.tools.defaults_table",
+        description=__doc__.split("\n\n")[0],
     )
     parser.add_argument("--out", type=Path, default=OUT, help=f"the page (default: {OUT})")
     parser.add_argument("--check", action="store_true", help="exit 1 when the page is stale")
@@ -230,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.check:
         current = options.out.read_text("utf-8") if options.out.exists() else ""
         if current != text:
-            print(f"{options.out} is stale: run python -m conformance.tools.defaults_table")
+            print(f"{options.out} is stale: run python -m ctxspec.conformance.tools.defaults_table")
             return 1
         return 0
     options.out.write_text(text, "utf-8")

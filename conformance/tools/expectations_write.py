@@ -24,8 +24,8 @@ from typing import Any, Final
 
 import yaml
 
-from conformance.aliases import new_id, rename_keys, warn_renamed
-from conformance.errors import CorpusError
+from ctxspec.conformance.aliases import new_id, rename_keys, warn_renamed
+from ctxspec.conformance.errors import CorpusError
 
 __all__ = [
     "Change",
@@ -65,7 +65,7 @@ def load_changes(family: str, path: str | None = None) -> list[Change]:
     source = (
         Path(path)
         if path
-        else Path(str(resources.files("conformance").joinpath("expectations", "changes")))
+        else Path(str(resources.files("ctxspec.conformance").joinpath("expectations", "changes")))
         / f"{family}.yaml"
     )
     if not source.is_file():

@@ -22,10 +22,10 @@ from typing import Any
 
 import yaml
 
-from conformance.cases import BOUNDARIES, expand
-from conformance.compare import differences
-from conformance.tools.fuzz import PLACEHOLDER, Found, request_key
-from corpora import cases_root
+from ctxspec.conformance.cases import BOUNDARIES, expand
+from ctxspec.conformance.compare import differences
+from ctxspec.conformance.tools.fuzz import PLACEHOLDER, Found, request_key
+from ctxspec.corpora import cases_root
 
 __all__ = ["CaseText", "case_for", "case_yaml", "write_cases"]
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.cli_args import (
+from ctxspec.conformance.cli_args import (
     UsageError,
     count,
     impl_spec,
@@ -24,12 +24,12 @@ from conformance.cli_args import (
     positive_int,
     seconds,
 )
-from conformance.cli_args import seed as seed_type
-from conformance.errors import StartupFailed
-from conformance.strategies.ops import OP_ARGS
-from conformance.tools.fuzz import DEFAULT_SHRINK_CALLS, OpReport, fuzz
-from conformance.tools.fuzz_cases import case_yaml, write_cases
-from conformance.transport.resolve import (
+from ctxspec.conformance.cli_args import seed as seed_type
+from ctxspec.conformance.errors import StartupFailed
+from ctxspec.conformance.strategies.ops import OP_ARGS
+from ctxspec.conformance.tools.fuzz import DEFAULT_SHRINK_CALLS, OpReport, fuzz
+from ctxspec.conformance.tools.fuzz_cases import case_yaml, write_cases
+from ctxspec.conformance.transport.resolve import (
     PI_NAME,
     InstallError,
     canonical_name,

@@ -1,6 +1,6 @@
 """Whether two `ctxspec conform --json` files hold the same verdict.
 
-`python -m conformance.tools.same_verdict A.json B.json [--checkout DIR ...]`: the two
+`python -m ctxspec.conformance.tools.same_verdict A.json B.json [--checkout DIR ...]`: the two
 documents less what a clock measures (each record's `duration`, the header's
 `startedAt`), records in id order (xdist reports them in the order its workers finish);
 each `--checkout DIR` is written `<checkout>` in both, for runs of two copies of the
@@ -60,7 +60,7 @@ def differences(first: dict[str, Any], second: dict[str, Any]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m conformance.tools.same_verdict")
+    parser = argparse.ArgumentParser(prog="python -m ctxspec.conformance.tools.same_verdict")
     parser.add_argument("first", type=Path)
     parser.add_argument("second", type=Path)
     parser.add_argument("--checkout", action="append", default=[], help="a checkout's path")

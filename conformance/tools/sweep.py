@@ -28,22 +28,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.cases import load_cases
-from conformance.cli_args import output_dir, output_file, require
-from conformance.equivalence import Outcome, ask
-from conformance.progress import progress
-from conformance.protocol import OpError
-from conformance.recording import read_failures
-from conformance.suite_run import run_suite
-from conformance.tools.fuzz import (
+from ctxspec.conformance.cases import load_cases
+from ctxspec.conformance.cli_args import output_dir, output_file, require
+from ctxspec.conformance.equivalence import Outcome, ask
+from ctxspec.conformance.progress import progress
+from ctxspec.conformance.protocol import OpError
+from ctxspec.conformance.recording import read_failures
+from ctxspec.conformance.suite_run import run_suite
+from ctxspec.conformance.tools.fuzz import (
     Found,
     Verdict,
     compare,
     difference_signature,
 )
-from conformance.tools.fuzz_cases import write_cases
-from conformance.transport.base import Implementation, Reply
-from conformance.transport.resolve import (
+from ctxspec.conformance.tools.fuzz_cases import write_cases
+from ctxspec.conformance.transport.base import Implementation, Reply
+from ctxspec.conformance.transport.resolve import (
     PI_NAME,
     InstallError,
     canonical_name,

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.protocol import OpError
+from ctxspec.conformance.protocol import OpError
 
 __all__ = ["Implementation", "Reply"]
 

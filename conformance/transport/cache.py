@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Final
 
-from conformance.progress import is_terminal
-from conformance.transport.named import InstallError
+from ctxspec.conformance.progress import is_terminal
+from ctxspec.conformance.transport.named import InstallError
 
 __all__ = ["STAMP", "cache_root", "ensure", "run_logged"]
 

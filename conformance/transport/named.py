@@ -27,7 +27,7 @@ __all__ = [
 
 
 # this package's own engines, which nothing installs: `--impl reference` (the oracle) and
-# `--impl fastengine` (conformance.transport.resolve.ENGINES runs and serves them)
+# `--impl fastengine` (ctxspec.conformance.transport.resolve.ENGINES runs and serves them)
 ENGINE_NAMES: Final = ("reference", "fastengine")
 
 
@@ -71,26 +71,36 @@ class Family:
 FAMILIES: Final[Mapping[str, Family]] = {
     family.name: family
     for family in (
-        Family("pi", "0.85.0", "conformance.harnesses.pi", "npm @earendil-works/pi-coding-agent"),
+        Family(
+            "pi",
+            "0.85.0",
+            "ctxspec.conformance.harnesses.pi",
+            "npm @earendil-works/pi-coding-agent",
+        ),
         Family(
             "oh-my-pi",
             "18.3.4",
-            "conformance.harnesses.oh_my_pi",
+            "ctxspec.conformance.harnesses.oh_my_pi",
             "npm @oh-my-pi/pi-coding-agent",
         ),
-        Family("cline", "0.0.86", "conformance.harnesses.cline", "npm @cline/core"),
+        Family("cline", "0.0.86", "ctxspec.conformance.harnesses.cline", "npm @cline/core"),
         Family(
             "gemini-cli",
             "0.61.0",
-            "conformance.harnesses.gemini_cli",
+            "ctxspec.conformance.harnesses.gemini_cli",
             "npm @google/gemini-cli-core",
         ),
-        Family("codex", "0.171.0", "conformance.harnesses.codex", "npm @openai/codex"),
-        Family("pi-agents-py", "0.58.3", "conformance.harnesses.pi_agents_py", "PyPI pi-agents-py"),
+        Family("codex", "0.171.0", "ctxspec.conformance.harnesses.codex", "npm @openai/codex"),
+        Family(
+            "pi-agents-py",
+            "0.58.3",
+            "ctxspec.conformance.harnesses.pi_agents_py",
+            "PyPI pi-agents-py",
+        ),
         Family(
             "pi-agent-harness-lc",
             "0.6.0",
-            "conformance.harnesses.pi_agent_harness_lc",
+            "ctxspec.conformance.harnesses.pi_agent_harness_lc",
             "PyPI pi-agent-harness-lc",
         ),
     )

@@ -21,9 +21,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Final
 
-from conformance.progress import status
-from conformance.transport.cache import ensure, run_logged
-from conformance.transport.named import InstallError
+from ctxspec.conformance.progress import status
+from ctxspec.conformance.transport.cache import ensure, run_logged
+from ctxspec.conformance.transport.named import InstallError
 
 __all__ = [
     "FILES",

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.progress import status
-from conformance.transport.cache import ensure, run_logged
-from conformance.transport.named import Launch
-from conformance.transport.pyrun import PYRUN
+from ctxspec.conformance.progress import status
+from ctxspec.conformance.transport.cache import ensure, run_logged
+from ctxspec.conformance.transport.named import Launch
+from ctxspec.conformance.transport.pyrun import PYRUN
 
 __all__ = ["PypiPort", "adapter_launch", "ensure_venv"]
 

@@ -17,9 +17,15 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Final
 
-from conformance.transport.base import Implementation, Reply
-from conformance.transport.named import ENGINE_NAMES, FAMILIES, InstallError, install, parse_named
-from conformance.transport.wire import WireImplementation
+from ctxspec.conformance.transport.base import Implementation, Reply
+from ctxspec.conformance.transport.named import (
+    ENGINE_NAMES,
+    FAMILIES,
+    InstallError,
+    install,
+    parse_named,
+)
+from ctxspec.conformance.transport.wire import WireImplementation
 
 __all__ = [
     "ENGINES",
@@ -40,8 +46,8 @@ PI_NAME: Final = f"pi@{FAMILIES['pi'].default_version}"
 # this process (its `in_process()`, for `conform`) and serves it over the wire (`python -m
 # <module>`, what `bench` starts); found by name, as `named.FAMILIES` are
 ENGINES: Final[Mapping[str, str]] = {
-    "reference": "conformance.harnesses.reference",
-    "fastengine": "conformance.harnesses.fastengine",
+    "reference": "ctxspec.conformance.harnesses.reference",
+    "fastengine": "ctxspec.conformance.harnesses.fastengine",
 }
 assert tuple(ENGINES) == ENGINE_NAMES
 

@@ -41,7 +41,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from conformance.errors import (
+from ctxspec.conformance.errors import (
     AdapterError,
     Crashed,
     EnvironmentMissing,
@@ -50,7 +50,7 @@ from conformance.errors import (
     StopAfterTimeout,
     Timeout,
 )
-from conformance.protocol import (
+from ctxspec.conformance.protocol import (
     PROTOCOL_VERSION,
     OpError,
     decode_answer_line,
@@ -59,8 +59,8 @@ from conformance.protocol import (
     validate_hello,
     validate_response,
 )
-from conformance.transport.base import Implementation, Reply
-from conformance.transport.processes import (
+from ctxspec.conformance.transport.base import Implementation, Reply
+from ctxspec.conformance.transport.processes import (
     KILL_BOUND,
     RUN_VARIABLE,
     TMP_VARIABLES,

@@ -1,5 +1,5 @@
 """The universal checks: what any sound coding agent does at the five boundaries, judged
-in the agent's own declared terms (its profile, `conformance.profiles`).
+in the agent's own declared terms (its profile, `ctxspec.conformance.profiles`).
 
 Each check is a function `(terms, args, result) -> [Difference]` that reads the profile's
 terms for its op and returns one `violates:<check>` difference per broken promise (empty
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
-from conformance.compare import Difference
-from conformance.profiles import Profile
-from conformance.universal import compaction, instructions, tool_output
+from ctxspec.conformance.compare import Difference
+from ctxspec.conformance.profiles import Profile
+from ctxspec.conformance.universal import compaction, instructions, tool_output
 
 __all__ = ["CHECKS", "NotDeclared", "judge"]
 

@@ -1,4 +1,4 @@
-"""Read a real directory into a `reference.tree.Listing` (the only I/O of discovery).
+"""Read a real directory into a `ctxspec.reference.tree.Listing` (the only I/O of discovery).
 
 `read_listing(root)` walks `root` without following symbolic links (so a link loop
 cannot make it loop), records each link's target as written, each file's bytes (or
@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from reference.errors import InvalidInput
-from reference.tree import Directory, Entry, File, Listing, Symlink
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.tree import Directory, Entry, File, Listing, Symlink
 
 __all__ = ["read_listing"]
 

@@ -1,11 +1,11 @@
 """Persisting a command's full output: the temp file `OutputAccumulator` decides on.
 
-`PersistingAccumulator` wraps the pure `reference.stream.OutputAccumulator`: once the
+`PersistingAccumulator` wraps the pure `ctxspec.reference.stream.OutputAccumulator`: once the
 accumulator says the full output must be persisted (STREAM-5), it opens
 `<directory>/<prefix>-<16 hex>.log` (Pi's name; bash uses the prefix `pi-bash`) and
 writes every raw byte to it, the chunks that came before the decision first.
 `persist_stream()` runs a whole stream through it. Both take the accumulator class
-(`accumulator=`): the reference's, or an engine's subclass (`fastengine.stream`).
+(`accumulator=`): the reference's, or an engine's subclass (`ctxspec.fastengine.stream`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from reference.stream import OutputAccumulator, OutputSnapshot
+from ctxspec.reference.stream import OutputAccumulator, OutputSnapshot
 
 __all__ = ["DEFAULT_PREFIX", "PersistedStream", "PersistingAccumulator", "persist_stream"]
 

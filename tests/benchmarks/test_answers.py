@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.answers import Expected, canonical
+from ctxspec.benchmarks.answers import Expected, canonical
 
 
 def test_the_same_answer_in_another_key_order_is_the_same() -> None:

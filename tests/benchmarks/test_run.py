@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 from paths import FAKE_BENCH_IMPL
 
-from benchmarks import answers, measure, report
-from benchmarks import requests as bench_requests
-from benchmarks import run as bench_run
-from benchmarks.requests import make_session
-from conformance.harnesses import fastengine, reference
-from conformance.harnesses.reference import handle
-from conformance.protocol import validate_args, validate_result
-from corpora.generators.logs import cached_stream_log
+from ctxspec.benchmarks import answers, measure, report
+from ctxspec.benchmarks import requests as bench_requests
+from ctxspec.benchmarks import run as bench_run
+from ctxspec.benchmarks.requests import make_session
+from ctxspec.conformance.harnesses import fastengine, reference
+from ctxspec.conformance.harnesses.reference import handle
+from ctxspec.conformance.protocol import validate_args, validate_result
+from ctxspec.corpora.generators.logs import cached_stream_log
 
 FAKE = FAKE_BENCH_IMPL
 
@@ -226,7 +226,7 @@ def test_the_fast_engine_is_raced_over_its_bench_ops(inputs: dict[str, Any]) -> 
 
 
 def test_pi_bench_ops_agree_with_the_reference(inputs: dict[str, Any]) -> None:
-    pi = pytest.importorskip("conformance.harnesses.pi")
+    pi = pytest.importorskip("ctxspec.conformance.harnesses.pi")
     try:
         pi.ensure_installed(quiet=True)
     except pi.PiInstallError as error:

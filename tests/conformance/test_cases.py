@@ -7,11 +7,11 @@ from collections import Counter
 
 import pytest
 
-from conformance.cases import BOUNDARIES, expand, lint, load_cases, rule_index
-from conformance.cli import main
-from conformance.errors import CorpusError
-from conformance.expectations import default_expectations_file, load_expectations
-from corpora.generators.sessions import filler, session
+from ctxspec.conformance.cases import BOUNDARIES, expand, lint, load_cases, rule_index
+from ctxspec.conformance.cli import main
+from ctxspec.conformance.errors import CorpusError
+from ctxspec.conformance.expectations import default_expectations_file, load_expectations
+from ctxspec.corpora.generators.sessions import filler, session
 
 
 class TestCorpus:
@@ -47,7 +47,7 @@ class TestCorpus:
 
 
 class TestBuilders:
-    """The builders of case files (conformance.builders)."""
+    """The builders of case files (ctxspec.conformance.builders)."""
 
     def test_repeat_and_concat(self) -> None:
         """$repeat and $concat build the string they describe."""
@@ -124,7 +124,7 @@ class TestBuilders:
 
 
 class TestSessionGenerator:
-    """corpora.generators.sessions: deterministic sessions from a script."""
+    """ctxspec.corpora.generators.sessions: deterministic sessions from a script."""
 
     def test_same_script_same_entries(self) -> None:
         """Nothing is random: two runs of one script are equal."""

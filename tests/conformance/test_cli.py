@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from conform import conform, statuses
 
-from conformance.cases import load_cases
-from conformance.expectations import default_expectations_file
+from ctxspec.conformance.cases import load_cases
+from ctxspec.conformance.expectations import default_expectations_file
 
 pytestmark = pytest.mark.slow  # each test runs ctxspec conform as a process
 
@@ -55,7 +55,7 @@ class TestConform:
 
     def test_wire_reference_gives_the_same_results(self, tmp_path: Path) -> None:
         """The reference over the wire reports exactly what the in-process reference does."""
-        over_wire = command([sys.executable, "-m", "conformance.harnesses.reference"])
+        over_wire = command([sys.executable, "-m", "ctxspec.conformance.harnesses.reference"])
         listed = default_expectations_file("reference")
         assert listed is not None
         args = ["--impl", over_wire, "--expectations", listed, "-k", "test_case"]

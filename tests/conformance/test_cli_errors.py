@@ -2,7 +2,7 @@
 
 Each row runs the installed `ctxspec` command in a child process, as a user would, and
 checks the status, that stderr is exactly that one line, and that no traceback or pytest
-INTERNALERROR shows anywhere. The types behind the lines (`conformance.cli_args`) are
+INTERNALERROR shows anywhere. The types behind the lines (`ctxspec.conformance.cli_args`) are
 also checked in process, on what they must accept.
 """
 
@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-import conformance
-from conformance import cli_args
-from conformance.cases import load_cases
+from ctxspec import conformance
+from ctxspec.conformance import cli_args
+from ctxspec.conformance.cases import load_cases
 
 SCRIPT = Path(sys.executable).parent / "ctxspec"
-CTXSPEC = [str(SCRIPT)] if SCRIPT.is_file() else [sys.executable, "-m", "conformance.cli"]
+CTXSPEC = [str(SCRIPT)] if SCRIPT.is_file() else [sys.executable, "-m", "ctxspec.conformance.cli"]
 CHECKOUT = str(Path(conformance.__file__).resolve().parent.parent)  # the code under test
 CASE = "tail-cut-inside-4-byte-sequence-after-byte-2"
 GUARD = 120  # seconds; a refusal comes before anything runs
@@ -265,7 +265,7 @@ class TestTypes:
 def test_plugin_alone_refuses_a_broken_expectations_file(files: Path) -> None:
     """Run by pytest itself (no ctxspec to check first): pytest's usage error, no INTERNALERROR."""
     ini = str(Path(conformance.__file__).parent / "suite" / "pytest.ini")
-    argv = ["-c", ini, "-p", "conformance.plugin", "--pyargs", "conformance.suite"]
+    argv = ["-c", ini, "-p", "ctxspec.conformance.plugin", "--pyargs", "ctxspec.conformance.suite"]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", *argv, "--expectations", "broken.yaml"],
         capture_output=True,

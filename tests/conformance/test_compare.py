@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.compare import Difference, differences, render, string_windows
-from conformance.results import Findings
+from ctxspec.conformance.compare import Difference, differences, render, string_windows
+from ctxspec.conformance.results import Findings
 
 
 def _apply(expected: str, actual: str) -> str:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import corpus_cache
-from conformance.cases import Case, _are_cases, load_cases_from
-from corpora import cases_root
+from ctxspec.conformance import corpus_cache
+from ctxspec.conformance.cases import Case, _are_cases, load_cases_from
+from ctxspec.corpora import cases_root
 
 BOUNDARY = "multibyte_cuts"
 

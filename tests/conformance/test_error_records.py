@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from conformance.check import answer
-from conformance.errors import Crashed, ProtocolViolation
-from conformance.protocol import PREVIEW_CHARS, decode_line
-from conformance.results import record
-from conformance.transport.wire import WireImplementation
+from ctxspec.conformance.check import answer
+from ctxspec.conformance.errors import Crashed, ProtocolViolation
+from ctxspec.conformance.protocol import PREVIEW_CHARS, decode_line
+from ctxspec.conformance.results import record
+from ctxspec.conformance.transport.wire import WireImplementation
 
 # a port that lists truncate.tail and breaks on it as its first argument says
 FAKE = """
@@ -131,7 +131,7 @@ def test_a_run_reports_the_request_in_text_and_json(port: Path, tmp_path: Path) 
     results = tmp_path / "results.json"
     command = f"{sys.executable} {port} garbage"
     completed = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "conform", "--impl", command,
+        [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--impl", command,
          "--case", CASE, "--json", str(results)],
         capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False,
     )  # fmt: skip

@@ -19,12 +19,12 @@ import pytest
 from conform import conform
 from paths import FAKE_IMPL, ROOT
 
-from conformance.cases import load_cases
-from conformance.check import CaseMismatch, ResultMismatch, check_case
-from conformance.cli import main
-from conformance.cli_args import UsageError
-from conformance.equivalence import Outcome
-from conformance.failing_example import (
+from ctxspec.conformance.cases import load_cases
+from ctxspec.conformance.check import CaseMismatch, ResultMismatch, check_case
+from ctxspec.conformance.cli import main
+from ctxspec.conformance.cli_args import UsageError
+from ctxspec.conformance.equivalence import Outcome
+from ctxspec.conformance.failing_example import (
     Exchange,
     ShapeMismatch,
     exchanges_of,
@@ -33,12 +33,12 @@ from conformance.failing_example import (
     save_example,
     tell_property,
 )
-from conformance.harnesses.reference import handle
-from conformance.profiles import profile_for
-from conformance.recording import Recording, read_failures
-from conformance.replay import check_replay_options
-from conformance.shapes import schema_differences
-from conformance.transport.base import Implementation, Reply
+from ctxspec.conformance.harnesses.reference import handle
+from ctxspec.conformance.profiles import profile_for
+from ctxspec.conformance.recording import Recording, read_failures
+from ctxspec.conformance.replay import check_replay_options
+from ctxspec.conformance.shapes import schema_differences
+from ctxspec.conformance.transport.base import Implementation, Reply
 
 # what no report shows without --debug: Python's tracebacks and reprs, pytest's wording
 PYTHON_WORDING = re.compile(
@@ -309,7 +309,7 @@ class TestDroppedCharacter:
         command = shlex.split(entry["example"]["pin"])
         assert command[:2] == ["ctxspec", "conform"]
         replayed = subprocess.run(
-            [sys.executable, "-m", "conformance.cli", *command[1:]],
+            [sys.executable, "-m", "ctxspec.conformance.cli", *command[1:]],
             cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
         )  # fmt: skip
         assert replayed.returncode == 1, replayed.stderr
@@ -318,7 +318,7 @@ class TestDroppedCharacter:
         cases = tmp_path / command[-1]
         assert list(cases.glob("*/*.yaml")), replayed.stdout
         lint = subprocess.run(
-            [sys.executable, "-m", "conformance.cli", "cases", "lint", "--root", str(cases)],
+            [sys.executable, "-m", "ctxspec.conformance.cli", "cases", "lint", "--root", str(cases)],
             capture_output=True, text=True, timeout=120, check=False,
         )  # fmt: skip
         assert lint.returncode == 0, lint.stdout + lint.stderr

@@ -19,20 +19,20 @@ import pytest
 import yaml
 from paths import FAKE_IMPL
 
-from conformance.plugin import pi_fails
-from conformance.tools.expectations_write import write_expectations
+from ctxspec.conformance.plugin import pi_fails
+from ctxspec.conformance.tools.expectations_write import write_expectations
 
 pytestmark = pytest.mark.slow  # whole conform runs
 
 # the reference over the wire: an external command that answers exactly as Pi 0.85.0
-REFERENCE_COMMAND = shlex.join([sys.executable, "-m", "conformance.harnesses.reference"])
+REFERENCE_COMMAND = shlex.join([sys.executable, "-m", "ctxspec.conformance.harnesses.reference"])
 PI_BROKEN = ["--case", "unknown-leaf-invalid-input", "--case", "unknown-leaf-path-from-last-entry"]
 
 
 def conform(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
     results = tmp_path / "results.json"
     completed = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "conform", "--json", str(results), *args],
+        [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--json", str(results), *args],
         capture_output=True,
         text=True,
         timeout=900,
@@ -114,7 +114,7 @@ def test_an_unknown_property_in_expectations_is_refused_with_the_nearest_name(
     target = tmp_path / "bad.yaml"
     target.write_text("implementation: x\nproperties:\n  test_tail_is_a_sufix: typo\n")
     completed = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "conform", "--expectations", str(target)],
+        [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--expectations", str(target)],
         capture_output=True,
         text=True,
         timeout=300,

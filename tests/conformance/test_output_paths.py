@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli_args
-from conformance.results import slug
-from conformance.tools.matrix import check_outputs, matrix_paths
+from ctxspec.conformance import cli_args
+from ctxspec.conformance.results import slug
+from ctxspec.conformance.tools.matrix import check_outputs, matrix_paths
 
 PROC = Path("/proc")
 needs_proc = pytest.mark.skipif(not PROC.is_dir(), reason="/proc: a folder no file can be made in")
@@ -101,7 +101,7 @@ def test_refused_before_the_run(place: Path, name: str, argv: list[str], bad: st
 def _refusal(place: Path, argv: list[str]) -> str:
     """Run ctxspec with `argv` in `place`: its one line on stderr, having run nothing."""
     done = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", *argv],
+        [sys.executable, "-m", "ctxspec.conformance.cli", *argv],
         capture_output=True,
         text=True,
         cwd=place,

@@ -20,16 +20,16 @@ import pytest
 from paths import FAKE_IMPL
 from rich.console import Console
 
-from conformance.cases import load_cases
-from conformance.cli import main
-from conformance.harnesses import pi
-from conformance.harnesses.reference import ReferenceImplementation
-from conformance.progress import status
-from conformance.suite_run import Results
-from conformance.tools import changelog, fuzz, sweep
-from conformance.tools.matrix import run_matrix
-from conformance.transport import cache, pyvenv
-from conformance.transport.named import InstallError
+from ctxspec.conformance.cases import load_cases
+from ctxspec.conformance.cli import main
+from ctxspec.conformance.harnesses import pi
+from ctxspec.conformance.harnesses.reference import ReferenceImplementation
+from ctxspec.conformance.progress import status
+from ctxspec.conformance.suite_run import Results
+from ctxspec.conformance.tools import changelog, fuzz, sweep
+from ctxspec.conformance.tools.matrix import run_matrix
+from ctxspec.conformance.transport import cache, pyvenv
+from ctxspec.conformance.transport.named import InstallError
 
 TIMING = r"\(\d+s(, about \d+s left)?\)"
 

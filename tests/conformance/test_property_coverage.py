@@ -2,7 +2,7 @@
 
 A golden case pins one request; a property draws many (`conformance/suite/test_*_properties.py`).
 An op no property draws is checked only where a case happened to look, so this test fails
-on any op of `conformance.protocol.OPS` that no property names, unless `NO_PROPERTY`
+on any op of `ctxspec.conformance.protocol.OPS` that no property names, unless `NO_PROPERTY`
 gives the reason it has none.
 """
 
@@ -16,7 +16,7 @@ from typing import Any, Final
 
 import pytest
 
-from conformance.protocol import OPS
+from ctxspec.conformance.protocol import OPS
 
 _BENCH = "the bench extension: `ctxspec bench` judges its answers against the reference's"
 # op -> why the suite draws no example of it
@@ -35,9 +35,11 @@ NO_PROPERTY: Final = {
 
 
 def _suite_functions() -> Iterator[Any]:
-    for file in sorted(resources.files("conformance").joinpath("suite").iterdir(), key=str):
+    for file in sorted(resources.files("ctxspec.conformance").joinpath("suite").iterdir(), key=str):
         if file.name.startswith("test_") and file.name.endswith("_properties.py"):
-            module = importlib.import_module(f"conformance.suite.{file.name.removesuffix('.py')}")
+            module = importlib.import_module(
+                f"ctxspec.conformance.suite.{file.name.removesuffix('.py')}"
+            )
             for name, value in vars(module).items():
                 if name.startswith("test_") and callable(value):
                     yield value

@@ -1,6 +1,6 @@
 """Message validation: the compiled validators are built once, and still reject.
 
-`conformance.protocol` keeps one compiled jsonschema validator per schema (a request used
+`ctxspec.conformance.protocol` keeps one compiled jsonschema validator per schema (a request used
 to compile one per message, a third of a millisecond each). These tests fail if that cut
 changed what is checked: every malformed message a fresh validator rejects is rejected,
 with the same message, after the cached one has accepted good ones.
@@ -13,8 +13,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conformance.errors import ProtocolViolation
-from conformance.protocol import (
+from ctxspec.conformance.errors import ProtocolViolation
+from ctxspec.conformance.protocol import (
     op_schema,
     schema_problem,
     validate_args,

@@ -1,4 +1,4 @@
-"""The hello checks of `conformance.protocol`: known ops, and the handshake's first line."""
+"""The hello checks of `ctxspec.conformance.protocol`: known ops, and the handshake's first line."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from conformance.errors import ProtocolViolation
-from conformance.protocol import (
+from ctxspec.conformance.errors import ProtocolViolation
+from ctxspec.conformance.protocol import (
     OPS,
     STDOUT_RULE,
     decode_hello_line,

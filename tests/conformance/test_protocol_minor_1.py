@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-from conformance.harnesses.reference import HELLO, handle
-from conformance.protocol import validate_result
-from reference.errors import InvalidInput
-from reference.tokens import get_last_assistant_usage
-from reference.tree import Listing
-from reference.trust import (
+from ctxspec.conformance.harnesses.reference import HELLO, handle
+from ctxspec.conformance.protocol import validate_result
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.tokens import get_last_assistant_usage
+from ctxspec.reference.tree import Listing
+from ctxspec.reference.trust import (
     TrustPromptAnswer,
     UnreadableTrustStore,
     read_trust_store,

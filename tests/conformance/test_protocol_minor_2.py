@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from conformance.harnesses.reference import handle
-from conformance.protocol import validate_args, validate_result
+from ctxspec.conformance.harnesses.reference import handle
+from ctxspec.conformance.protocol import validate_args, validate_result
 
 SKILL = "---\nname: {name}\ndescription: d\n---\n"
 THEME = '{"name": "t", "colors": {"muted": 1, "text": "", "thinkingXhigh": 3, "selectedBg": 2}}'

@@ -12,13 +12,13 @@ import pytest
 from conform import conform
 from paths import FAKE_IMPL
 
-from conformance.cases import Case, load_cases
-from conformance.check import CaseMismatch, check_case
-from conformance.compare import differences
-from conformance.errors import ProtocolViolation
-from conformance.harnesses.reference import HELLO, handle
-from conformance.protocol import result_kinds, validate_shape
-from conformance.results import (
+from ctxspec.conformance.cases import Case, load_cases
+from ctxspec.conformance.check import CaseMismatch, check_case
+from ctxspec.conformance.compare import differences
+from ctxspec.conformance.errors import ProtocolViolation
+from ctxspec.conformance.harnesses.reference import HELLO, handle
+from ctxspec.conformance.protocol import result_kinds, validate_shape
+from ctxspec.conformance.results import (
     Findings,
     class_key,
     class_path,
@@ -26,8 +26,8 @@ from conformance.results import (
     markdown,
     results_document,
 )
-from conformance.tools.matrix import build_matrix, render_html
-from conformance.transport.base import Implementation, Reply
+from ctxspec.conformance.tools.matrix import build_matrix, render_html
+from ctxspec.conformance.transport.base import Implementation, Reply
 
 pytestmark = pytest.mark.slow  # the reports of whole conform runs
 

@@ -27,14 +27,14 @@ from typing import Any, Final
 import pytest
 from processes import alive
 
-from conformance.cases import load_cases
-from conformance.harnesses import pi as pi_adapter
-from conformance.harnesses.kit.tree import real_path, validate_tree
-from conformance.transport.base import Implementation
-from conformance.transport.processes import RUN_VARIABLE
-from conformance.transport.resolve import open_implementation
-from conformance.transport.wire import WireImplementation
-from reference.errors import InvalidInput
+from ctxspec.conformance.cases import load_cases
+from ctxspec.conformance.harnesses import pi as pi_adapter
+from ctxspec.conformance.harnesses.kit.tree import real_path, validate_tree
+from ctxspec.conformance.transport.base import Implementation
+from ctxspec.conformance.transport.processes import RUN_VARIABLE
+from ctxspec.conformance.transport.resolve import open_implementation
+from ctxspec.conformance.transport.wire import WireImplementation
+from ctxspec.reference.errors import InvalidInput
 
 Fake = Callable[..., list[str]]
 ESCAPES = {
@@ -235,7 +235,7 @@ class TestTempFiles:
         """A run stopped mid-request ends, kills its fakes (SIGTERM ignored) and removes all."""
         state = tmp_path / "state"
         command = shlex.join(fake("litter", "hang", "ignore-term"))
-        argv = [sys.executable, "-c", _SIGINT_DEFAULT, "-m", "conformance.cli", "conform"]
+        argv = [sys.executable, "-c", _SIGINT_DEFAULT, "-m", "ctxspec.conformance.cli", "conform"]
         argv += ["--impl", command, "--timeout", "300", "-n", workers, "-k", "test_case"]
         run = subprocess.Popen(
             argv,
@@ -290,7 +290,7 @@ INSTALLER = textwrap.dedent(
     """
     import os, sys, time
     from pathlib import Path
-    from conformance.transport.cache import ensure
+    from ctxspec.conformance.transport.cache import ensure
 
     def build(work):
         with open(sys.argv[1], "a") as log:

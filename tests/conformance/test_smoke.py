@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.harnesses.reference import HELLO as REFERENCE_HELLO
-from conformance.protocol import OPS, STDOUT_RULE, validate_args
-from conformance.smoke import (
+from ctxspec.conformance.harnesses.reference import HELLO as REFERENCE_HELLO
+from ctxspec.conformance.protocol import OPS, STDOUT_RULE, validate_args
+from ctxspec.conformance.smoke import (
     EXIT_STATUS,
     STATUSES,
     STRAY_RULE,
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def ctxspec(tmp_path: Path, *args: str) -> tuple[int, str, str]:
     """`ctxspec ARGS` as a user runs it, in a scratch directory: status, stdout, stderr."""
     done = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", *args],
+        [sys.executable, "-m", "ctxspec.conformance.cli", *args],
         capture_output=True,
         text=True,
         timeout=300,
@@ -59,7 +59,7 @@ class TestRequests:
 
     def test_a_case_expecting_a_result_is_preferred(self, tmp_path: Path) -> None:
         """Where an op has cases expecting a result, one of them is sent."""
-        from conformance.cases import load_cases  # noqa: PLC0415
+        from ctxspec.conformance.cases import load_cases  # noqa: PLC0415
 
         by_id = {case.id: case for case in load_cases()}
         for op, (case, _) in requests_by_op(tmp_path).items():

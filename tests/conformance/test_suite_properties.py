@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from conformance.cli_args import suite_properties
-from conformance.expectations import default_expectations_file, load_expectations
+from ctxspec.conformance.cli_args import suite_properties
+from ctxspec.conformance.expectations import default_expectations_file, load_expectations
 
 
 def test_properties_parametrized_per_op_are_named() -> None:

@@ -16,12 +16,12 @@ import pytest
 from hypothesis.internal.conjecture import providers
 from paths import FAKE_IMPL
 
-from conformance.cases import load_cases
-from conformance.cli import _parser, conform_args
-from conformance.examples import VERDICT_EXAMPLES, property_seed, without_local_constants
-from conformance.recording import read_failures
-from conformance.results import stable_text
-from conformance.tools.same_verdict import verdict
+from ctxspec.conformance.cases import load_cases
+from ctxspec.conformance.cli import _parser, conform_args
+from ctxspec.conformance.examples import VERDICT_EXAMPLES, property_seed, without_local_constants
+from ctxspec.conformance.recording import read_failures
+from ctxspec.conformance.results import stable_text
+from ctxspec.conformance.tools.same_verdict import verdict
 
 pytestmark = pytest.mark.slow  # whole conform runs, compared
 
@@ -37,7 +37,7 @@ def run(tmp_path: Path, name: str, *args: str, ci: bool) -> tuple[int, dict[str,
     if ci:
         env["CI"] = "true"
     completed = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "conform", "--json", str(results), *args],
+        [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--json", str(results), *args],
         capture_output=True,
         text=True,
         timeout=600,
@@ -83,7 +83,7 @@ def test_explore_draws_random_examples_and_says_so(tmp_path: Path) -> None:
 
 def test_seed_without_explore_is_refused(tmp_path: Path) -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "conform", "--seed", "5"],
+        [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--seed", "5"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -19,12 +19,12 @@ from typing import Any, Final
 
 import pytest
 
-from conformance.cases import Case, load_cases
-from reference._utf8 import byte_length, decode
-from reference._utf16 import code_units
-from reference.compaction import entry_tokens
-from reference.frontmatter import FrontmatterError, parse_frontmatter
-from reference.tokens import calculate_context_tokens, estimate_context_tokens
+from ctxspec.conformance.cases import Case, load_cases
+from ctxspec.reference._utf8 import byte_length, decode
+from ctxspec.reference._utf16 import code_units
+from ctxspec.reference.compaction import entry_tokens
+from ctxspec.reference.frontmatter import FrontmatterError, parse_frontmatter
+from ctxspec.reference.tokens import calculate_context_tokens, estimate_context_tokens
 
 SIDES: Final = {-1: "N-1", 0: "N", 1: "N+1"}
 # a case's counts minus the cap, one per count the case has in the cap's unit

@@ -1,8 +1,8 @@
 """Every entry type and message role gets a case in every op that walks it.
 
 The matrix is op x kind: the ops that take entries or messages (read from the protocol's
-schemas), the entry types of `reference.session.ENTRY_TYPES` and the roles of
-`reference.messages.MESSAGE_ROLES` (a message entry counts as its role). A cell is filled
+schemas), the entry types of `ctxspec.reference.session.ENTRY_TYPES` and the roles of
+`ctxspec.reference.messages.MESSAGE_ROLES` (a message entry counts as its role). A cell is filled
 by an active case of the op whose input carries the kind and no other kind beyond the
 user, assistant and tool-result messages every port takes (a header besides, in a session
 file's text): a port that cannot take some other type still runs it. An empty cell fails,
@@ -16,7 +16,7 @@ from typing import Final
 
 from corpus_kinds import CORE, MESSAGE_KINDS, entry_kinds, kinds_of, walking_ops
 
-from conformance.cases import Case, load_cases
+from ctxspec.conformance.cases import Case, load_cases
 
 # Pi 0.85.0 writes a summary as its own entry (`branch_summary`, `compaction`), never as a
 # message entry of its role: those columns cover it

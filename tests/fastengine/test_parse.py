@@ -1,6 +1,6 @@
 """The fast engine's parse of a session file keeps what `JSON.parse` does its own way.
 
-`fastengine.session.parse_session_entries` parses the lines as one array with Python's
+`ctxspec.fastengine.session.parse_session_entries` parses the lines as one array with Python's
 `json`; the reference parses line by line. On files full of what a faster parser would
 get wrong (benchmarks/json_parsers.py): lone surrogates, duplicate keys, numbers past a
 double, `-0`, NaN and Infinity (not JSON), and the lines Pi skips, both give the same
@@ -17,8 +17,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from fastengine import session as fast_session
-from reference import session
+from ctxspec.fastengine import session as fast_session
+from ctxspec.reference import session
 
 # JSON texts of strings and numbers a parser may read otherwise than JSON.parse
 _STRINGS = st.sampled_from(

@@ -7,7 +7,7 @@ as the Python path it stands in for, or None to leave the input to it. `_parse.c
 the lines of a session file that cannot be parsed with the others (`unsettled_lines`),
 writes the others as one JSON array (`array_of_lines`) and takes the parsed values out
 of the collector's lists (`untrack`). The file parsed at
-once (`fastengine.session.parse_session_entries`) gives the entries and skipped lines of
+once (`ctxspec.fastengine.session.parse_session_entries`) gives the entries and skipped lines of
 the reference's parse line by line, on lines that are JSON only together, cut short,
 spread over lines or not JSON at all.
 """
@@ -26,12 +26,12 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from session_entries import sessions
 
-from fastengine import compaction as fast_compaction
-from fastengine import session as fast_session
-from fastengine import tree
-from fastengine._native import native
-from fastengine.tree import RunTree
-from reference import compaction, session
+from ctxspec.fastengine import compaction as fast_compaction
+from ctxspec.fastengine import session as fast_session
+from ctxspec.fastengine import tree
+from ctxspec.fastengine._native import native
+from ctxspec.fastengine.tree import RunTree
+from ctxspec.reference import compaction, session
 
 
 @pytest.mark.skipif(tree._C_SCAN is None, reason="the C pass is not built")

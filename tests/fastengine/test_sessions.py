@@ -19,13 +19,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from session_entries import POOL, leaf_ids, same, sessions, without_c
 
-import fastengine
-from fastengine import branch as fast_branch
-from fastengine import compaction as fast_compaction
-from fastengine import session as fast_session
-from fastengine.tree import RunTree
-from reference import branch, compaction, migration, session
-from reference.session import UNSET
+from ctxspec import fastengine
+from ctxspec.fastengine import branch as fast_branch
+from ctxspec.fastengine import compaction as fast_compaction
+from ctxspec.fastengine import session as fast_session
+from ctxspec.fastengine.tree import RunTree
+from ctxspec.reference import branch, compaction, migration, session
+from ctxspec.reference.session import UNSET
 
 # entries the reference refuses when it reads them (a null, a message entry without a
 # message object), and ones it reads as having no fields or a type that is no string

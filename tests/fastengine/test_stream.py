@@ -1,8 +1,8 @@
-"""The fast engine's streaming tail (`fastengine.stream`) against the reference's.
+"""The fast engine's streaming tail (`ctxspec.fastengine.stream`) against the reference's.
 
 The accumulator decoding in C gives the reference's snapshot, after every append and
 after `finish()`, on large inputs cut anywhere and on ill-formed chunks with windows of a
-few bytes; the C decoder gives `reference.stream.decode_chunk`'s answer, and the WHATWG
+few bytes; the C decoder gives `ctxspec.reference.stream.decode_chunk`'s answer, and the WHATWG
 decoder's output, on every boundary class and edge; its appending variant writes that
 output onto the window. CI builds the extension, so there the C paths are always tested.
 """
@@ -18,12 +18,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stream_inputs import BYTES, ILL_FORMED, chunked_classes, large_input, oracle, output
 
-from fastengine import compaction, session, tree
-from fastengine import stream as fast
-from reference import stream as plain
-from reference.edge.persist import persist_stream
+from ctxspec.fastengine import compaction, session, tree
+from ctxspec.fastengine import stream as fast
+from ctxspec.reference import stream as plain
+from ctxspec.reference.edge.persist import persist_stream
 
-needs_c = pytest.mark.skipif(fast.DECODE is None, reason="fastengine._speedups is not built here")
+needs_c = pytest.mark.skipif(
+    fast.DECODE is None, reason="ctxspec.fastengine._speedups is not built here"
+)
 
 
 def _snapshots(accumulator: plain.OutputAccumulator, chunks: list[bytes]) -> list[object]:
@@ -98,7 +100,7 @@ def test_speedups_are_built_in_ci() -> None:
 @given(head=BYTES, tail=BYTES, start=st.integers(0, 8))
 @needs_c
 def test_c_decoder_is_decode_chunk(head: bytes, tail: bytes, start: int) -> None:
-    """The C decoder gives `reference.stream.decode_chunk`'s answer."""
+    """The C decoder gives `ctxspec.reference.stream.decode_chunk`'s answer."""
     data = head + tail
     start = min(start, len(data))
     start = next(i for i in range(start, len(data) + 1) if i == len(data) or data[i] < 0x80)

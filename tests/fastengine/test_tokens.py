@@ -11,12 +11,12 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from session_entries import same, sessions
 
-from fastengine import compaction as fast_compaction
-from fastengine import tokens as fast_tokens
-from fastengine._native import native
-from reference import compaction
-from reference.errors import InvalidInput
-from reference.tokens import estimate_context_tokens, estimate_tokens
+from ctxspec.fastengine import compaction as fast_compaction
+from ctxspec.fastengine import tokens as fast_tokens
+from ctxspec.fastengine._native import native
+from ctxspec.reference import compaction
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.tokens import estimate_context_tokens, estimate_tokens
 
 C_MESSAGE_TOKENS = native("_tokens", "message_tokens")
 _ZERO = {"totalTokens": 0, "input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}

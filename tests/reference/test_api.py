@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-import reference
-from reference import InvalidInput, format_size, truncate_head, truncate_line, truncate_tail
+from ctxspec import reference
+from ctxspec.reference import InvalidInput, format_size, truncate_head, truncate_line, truncate_tail
 
 
 class TestTruncationApi:

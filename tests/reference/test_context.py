@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from reference.discovery import load_project_context_files
-from reference.edge.listing import read_listing
-from reference.errors import InvalidInput
-from reference.resources import PROMPT_ROOTS, SKILL_ROOTS, load_resources
-from reference.tree import Directory, File, Listing, Symlink
+from ctxspec.reference.discovery import load_project_context_files
+from ctxspec.reference.edge.listing import read_listing
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.resources import PROMPT_ROOTS, SKILL_ROOTS, load_resources
+from ctxspec.reference.tree import Directory, File, Listing, Symlink
 
 
 def _skill(name: str) -> str:

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from conformance.harnesses import pi as pi_adapter
-from reference._jsregex import JsSyntaxError, canonical_unit, compile_js, units
-from reference.errors import InvalidInput
-from reference.ignore import IgnoreMatcher, IgnoreRuleError, scan_patterns
-from reference.packages import resolve, resolve_sources
-from reference.paths import is_local_path, resolve_path
-from reference.resources import load_resources
-from reference.skills import load_skills
-from reference.themes import dedupe_themes, load_themes, theme_error
-from reference.tree import Listing
+from ctxspec.conformance.harnesses import pi as pi_adapter
+from ctxspec.reference._jsregex import JsSyntaxError, canonical_unit, compile_js, units
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.ignore import IgnoreMatcher, IgnoreRuleError, scan_patterns
+from ctxspec.reference.packages import resolve, resolve_sources
+from ctxspec.reference.paths import is_local_path, resolve_path
+from ctxspec.reference.resources import load_resources
+from ctxspec.reference.skills import load_skills
+from ctxspec.reference.themes import dedupe_themes, load_themes, theme_error
+from ctxspec.reference.tree import Listing
 
 SKILL = "---\nname: {name}\ndescription: d\n---\n"
 COLORS = '"muted": 1, "text": "", "thinkingXhigh": 3, "selectedBg": 2'
@@ -89,7 +89,7 @@ class TestIgnoreMatching:
 
 
 class TestJsRegex:
-    """`reference._jsregex`: V8's reading of an expression, without the `u` flag."""
+    """`ctxspec.reference._jsregex`: V8's reading of an expression, without the `u` flag."""
 
     def test_units_and_canonical(self) -> None:
         assert units("a\U0001f642") == "a\ud83d\ude42"

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from conformance.errors import EnvironmentMissing
-from conformance.harnesses.kit.tree import materialize
-from conformance.harnesses.reference.ops import tools as grep_op
-from conformance.transport import ripgrep
-from reference import tools
-from reference.tools import grep_from_ripgrep
+from ctxspec.conformance.errors import EnvironmentMissing
+from ctxspec.conformance.harnesses.kit.tree import materialize
+from ctxspec.conformance.harnesses.reference.ops import tools as grep_op
+from ctxspec.conformance.transport import ripgrep
+from ctxspec.reference import tools
+from ctxspec.reference.tools import grep_from_ripgrep
 
 
 def _match(path: str, line: int, text: str | None = None, *, raw: bytes | None = None) -> str:
@@ -113,7 +113,7 @@ def test_fractional_limits_stay_fractional() -> None:
 def test_node_refuses_an_argument_holding_nul(
     pattern: str, glob: str | None, refused: str | None
 ) -> None:
-    """GREP-9: the refusal names the parameter, not Node's words (reference.engine)."""
+    """GREP-9: the refusal names the parameter, not Node's words (ctxspec.reference.engine)."""
     assert tools.spawn_refusal(pattern, glob=glob) == refused
 
 
@@ -154,7 +154,7 @@ def test_the_op_ignores_the_hosts_ripgrep_config(
 
 @pytest.mark.parametrize("bad", [{"pattern": 3}, {"pattern": "a", "glob": 1}])
 def test_bad_arguments_are_invalid_input(bad: dict[str, Any]) -> None:
-    from reference.errors import InvalidInput  # noqa: PLC0415
+    from ctxspec.reference.errors import InvalidInput  # noqa: PLC0415
 
     with pytest.raises(InvalidInput):
         grep_op.grep({"tree": {}, **bad})

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from conformance.harnesses import pi as pi_adapter
-from reference._jsdate import js_date_ms
-from reference._jsjson import (
+from ctxspec.conformance.harnesses import pi as pi_adapter
+from ctxspec.reference._jsdate import js_date_ms
+from ctxspec.reference._jsjson import (
     js_assign,
     js_join,
     js_parse,
@@ -25,12 +25,12 @@ from reference._jsjson import (
     js_to_number,
     js_truthy,
 )
-from reference._jsnum import js_add, js_number_to_string
-from reference._jsregex import canonical_unit
-from reference._utf16 import JS_SPACE, js_trim, utf16_key
-from reference.compaction import CompactionSettings, should_compact
-from reference.errors import InvalidInput
-from reference.tokens import calculate_context_tokens
+from ctxspec.reference._jsnum import js_add, js_number_to_string
+from ctxspec.reference._jsregex import canonical_unit
+from ctxspec.reference._utf16 import JS_SPACE, js_trim, utf16_key
+from ctxspec.reference.compaction import CompactionSettings, should_compact
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.tokens import calculate_context_tokens
 
 
 class TestStrings:

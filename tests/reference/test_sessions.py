@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from session_entries import sessions
 
-from reference import agent_run, branch, compaction, messages, migration, session, tokens
-from reference._jsjson import js_stringify
-from reference._utf16 import code_units
-from reference.errors import InvalidInput
+from ctxspec.reference import agent_run, branch, compaction, messages, migration, session, tokens
+from ctxspec.reference._jsjson import js_stringify
+from ctxspec.reference._utf16 import code_units
+from ctxspec.reference.errors import InvalidInput
 
 
 def _entry(entry_id: str, parent: str | None, role: str = "user", text: str = "x") -> dict:
@@ -207,7 +207,7 @@ HEADER_V1: Final = MappingProxyType({"type": "session", "version": 1, "id": "s"}
 
 
 class TestMigration:
-    """reference.migration: what Pi's SessionManager holds after loading entries (SS-7)."""
+    """ctxspec.reference.migration: what Pi's SessionManager holds after loading entries (SS-7)."""
 
     def test_v1_entries_get_named_ids_and_parents(self) -> None:
         """Version 1: every entry but the header gets m-<n> and the one before as parent."""

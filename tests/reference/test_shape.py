@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import reference
+from ctxspec import reference
 
 ENGINE = Path(reference.__file__).parent
 FORBIDDEN_IMPORTS = {"os", "subprocess", "socket", "time", "shutil", "tempfile", "pathlib", "io"}
@@ -35,7 +35,7 @@ class TestSurface:
     @pytest.mark.parametrize("name", [m for m in MODULES if not m.startswith("_")])
     def test_each_module_declares_all(self, name: str) -> None:
         """Every public module has an `__all__` naming only what it defines."""
-        module = importlib.import_module(f"reference.{name}")
+        module = importlib.import_module(f"ctxspec.reference.{name}")
         assert hasattr(module, "__all__")
         assert all(hasattr(module, item) for item in module.__all__)
 
@@ -63,7 +63,8 @@ class TestPurity:
         edge_imports = [
             n
             for n in ast.walk(tree)
-            if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("reference.edge")
+            if isinstance(n, ast.ImportFrom)
+            and (n.module or "").startswith("ctxspec.reference.edge")
         ]
         assert not edge_imports, "a pure module imports the I/O edge"
 
@@ -86,6 +87,6 @@ def test_the_oracle_has_no_c_and_no_fast_paths() -> None:
 @pytest.mark.parametrize("name", MODULES)
 def test_doctests(name: str) -> None:
     """The examples in the docstrings are true."""
-    module = importlib.import_module(f"reference.{name}")
+    module = importlib.import_module(f"ctxspec.reference.{name}")
     failures, _ = doctest.testmod(module)
     assert failures == 0

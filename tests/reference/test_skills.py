@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from reference.frontmatter import FrontmatterError, parse_frontmatter
-from reference.skills import format_skills_for_prompt, load_skills, parse_skill_file
-from reference.tree import Listing
+from ctxspec.reference.frontmatter import FrontmatterError, parse_frontmatter
+from ctxspec.reference.skills import format_skills_for_prompt, load_skills, parse_skill_file
+from ctxspec.reference.tree import Listing
 
 
 def _front(text: str) -> object:

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stream_inputs import BYTES, REPLACEMENT, Whatwg, chunked_classes, large_input, oracle, output
 
-from reference import stream
-from reference.stream import OutputAccumulator
+from ctxspec.reference import stream
+from ctxspec.reference.stream import OutputAccumulator
 
 
 def _feed(data: bytes, cuts: list[int]) -> OutputAccumulator:

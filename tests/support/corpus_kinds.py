@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from conformance.cases import Case
-from conformance.protocol import OPS, op_schema
-from reference.messages import MESSAGE_ROLES
-from reference.session import ENTRY_TYPES, parse_session_entries
+from ctxspec.conformance.cases import Case
+from ctxspec.conformance.protocol import OPS, op_schema
+from ctxspec.reference.messages import MESSAGE_ROLES
+from ctxspec.reference.session import ENTRY_TYPES, parse_session_entries
 
 __all__ = [
     "CORE",

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conformance.harnesses.kit.jsonlines import Refused, Unsupported, dispatch, serve
-from conformance.harnesses.kit.tree import laid_out, real_argument, real_path, virtualize
+from ctxspec.conformance.harnesses.kit.jsonlines import Refused, Unsupported, dispatch, serve
+from ctxspec.conformance.harnesses.kit.tree import laid_out, real_argument, real_path, virtualize
 
 
 def read(args: dict[str, Any]) -> Any:
@@ -28,7 +28,7 @@ def read(args: dict[str, Any]) -> Any:
 
 
 def modules(args: dict[str, Any]) -> Any:
-    loaded = (name for name in sys.modules if name.split(".")[0] in ("conformance", "reference"))
+    loaded = (name for name in sys.modules if name.split(".")[0] == "ctxspec")
     return [{"role": "user", "content": " ".join(sorted(loaded)), "timestamp": 0}]
 
 

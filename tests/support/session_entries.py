@@ -13,9 +13,9 @@ from unittest import mock
 import pytest
 from hypothesis import strategies as st
 
-from fastengine import branch, compaction, session, tokens, tree
-from reference.errors import InvalidInput
-from reference.session import UNSET
+from ctxspec.fastengine import branch, compaction, session, tokens, tree
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.session import UNSET
 
 __all__ = ["POOL", "leaf_ids", "same", "sessions", "without_c"]
 
@@ -106,8 +106,8 @@ def same(fast: Callable[[], Any], plain: Callable[[], Any]) -> None:
 
 @contextlib.contextmanager
 def without_c() -> Iterator[None]:
-    """The fast engine on its Python paths: every C pass of `fastengine._sessions` and
-    `fastengine._tokens` off."""
+    """The fast engine on its Python paths: every C pass of `ctxspec.fastengine._sessions` and
+    `ctxspec.fastengine._tokens` off."""
     with (
         mock.patch.multiple(tree, _C_SCAN=None, _C_NONES=None),
         mock.patch.multiple(

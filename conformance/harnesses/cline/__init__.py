@@ -22,8 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-from conformance.transport import npm_lock
-from conformance.transport.named import Launch
+from ctxspec.conformance.transport import npm_lock
+from ctxspec.conformance.transport.named import Launch
 
 __all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
 

@@ -21,9 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-from conformance.transport import npm_lock
-from conformance.transport.named import InstallError, Launch
-from conformance.transport.pyrun import PYRUN
+from ctxspec.conformance.transport import npm_lock
+from ctxspec.conformance.transport.named import InstallError, Launch
+from ctxspec.conformance.transport.pyrun import PYRUN
 
 __all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
 

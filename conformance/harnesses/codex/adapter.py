@@ -34,10 +34,10 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.harnesses.codex.compaction import compaction, summary
-from conformance.harnesses.codex.instructions import instructions
-from conformance.harnesses.codex.tool_output import tool_output
-from conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
+from ctxspec.conformance.harnesses.codex.compaction import compaction, summary
+from ctxspec.conformance.harnesses.codex.instructions import instructions
+from ctxspec.conformance.harnesses.codex.tool_output import tool_output
+from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
 
 HANDLERS: Final[dict[str, Handler]] = {
     "agent.compaction": compaction,

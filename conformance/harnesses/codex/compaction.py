@@ -52,9 +52,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.harnesses.codex.mock import MockModel, Reply, function_call, message
-from conformance.harnesses.codex.numbers import whole
-from conformance.harnesses.codex.run import (
+from ctxspec.conformance.harnesses.codex.mock import MockModel, Reply, function_call, message
+from ctxspec.conformance.harnesses.codex.numbers import whole
+from ctxspec.conformance.harnesses.codex.run import (
     CodexFailed,
     codex,
     config_file,
@@ -62,9 +62,9 @@ from conformance.harnesses.codex.run import (
     utf8,
     whole_text,
 )
-from conformance.harnesses.codex.tool_output import TOOL
-from conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
-from conformance.harnesses.kit.tree import virtualize
+from ctxspec.conformance.harnesses.codex.tool_output import TOOL
+from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
+from ctxspec.conformance.harnesses.kit.tree import virtualize
 
 __all__ = ["COMPACT_PROMPT", "compaction", "summary"]
 

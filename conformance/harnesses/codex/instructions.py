@@ -28,10 +28,10 @@ import json
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.harnesses.codex.numbers import whole
-from conformance.harnesses.codex.run import CodexFailed, codex, config_file, toml_string
-from conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
-from conformance.harnesses.kit.tree import laid_out, real_path, virtualize
+from ctxspec.conformance.harnesses.codex.numbers import whole
+from ctxspec.conformance.harnesses.codex.run import CodexFailed, codex, config_file, toml_string
+from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
+from ctxspec.conformance.harnesses.kit.tree import laid_out, real_path, virtualize
 
 __all__ = ["HEADING", "instructions"]
 

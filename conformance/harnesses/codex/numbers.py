@@ -8,7 +8,7 @@ is an `InvalidInput` naming the argument rather than a failed run.
 
 from __future__ import annotations
 
-from conformance.harnesses.kit.jsonlines import Args, InvalidInput
+from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput
 
 __all__ = ["whole"]
 

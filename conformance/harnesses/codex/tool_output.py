@@ -29,11 +29,11 @@ import tempfile
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.harnesses.codex.mock import MockModel, Reply, function_call, message
-from conformance.harnesses.codex.numbers import whole
-from conformance.harnesses.codex.run import CodexFailed, codex, config_file, utf8
-from conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
-from conformance.harnesses.kit.tree import virtualize
+from ctxspec.conformance.harnesses.codex.mock import MockModel, Reply, function_call, message
+from ctxspec.conformance.harnesses.codex.numbers import whole
+from ctxspec.conformance.harnesses.codex.run import CodexFailed, codex, config_file, utf8
+from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
+from ctxspec.conformance.harnesses.kit.tree import virtualize
 
 __all__ = ["run_exec", "tool_output"]
 

@@ -1,7 +1,7 @@
 """The fast engine (`fastengine/`) as an implementation: in-process, or over the wire.
 
 `--impl fastengine` runs it in this process (`in_process()`), as `--impl reference`
-runs the reference; `python -m conformance.harnesses.fastengine` serves it as protocol
+runs the reference; `python -m ctxspec.conformance.harnesses.fastengine` serves it as protocol
 v1 on stdio (what `ctxspec bench --impl fastengine` starts). The adapter is the
 reference harness's `EngineAdapter` and its handlers (`reference.ops`), with the engine
 functions of `FAST`: the fast engine's session walks, compaction, parse and accumulator.
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Final
 
-import fastengine
-from conformance.harnesses.reference import EngineAdapter, InProcessImplementation
-from conformance.harnesses.reference.ops import Engine
-from conformance.transport.base import Implementation
-from fastengine.tree import RunTree
+from ctxspec import fastengine
+from ctxspec.conformance.harnesses.reference import EngineAdapter, InProcessImplementation
+from ctxspec.conformance.harnesses.reference.ops import Engine
+from ctxspec.conformance.transport.base import Implementation
+from ctxspec.fastengine.tree import RunTree
 
 __all__ = ["FAST", "NAME", "handle", "in_process", "serve"]
 

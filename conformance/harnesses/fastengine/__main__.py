@@ -1,5 +1,5 @@
-"""`python -m conformance.harnesses.fastengine`: serve it as protocol v1 on stdio."""
+"""`python -m ctxspec.conformance.harnesses.fastengine`: serve it as protocol v1 on stdio."""
 
-from conformance.harnesses.fastengine import serve
+from ctxspec.conformance.harnesses.fastengine import serve
 
 serve()

@@ -1,7 +1,7 @@
 """The harness kit: one protocol loop and one tree layout per language, shared by every harness.
 
 - Python: `jsonlines` (the protocol v1 loop and `dispatch`) and `tree` (virtual trees,
-  with their confinement). Standard library only (and `reference.errors`): a PyPI port's
+  with their confinement). Standard library only (and `ctxspec.reference.errors`): a PyPI port's
   adapter runs them in the port's own venv, where ctxspec is not installed
   (`conformance/transport/pyrun.py` makes them importable there).
 - Node and Bun: `serve.mjs` (the loop), `tree.mjs` (the tree layout), `errors.mjs` (the

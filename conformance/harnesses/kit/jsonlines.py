@@ -14,7 +14,7 @@ code (`tree.validate_tree`, as `reference.handle` does), and the errors a handle
 chooses to give: `InvalidInput` (the engine's, naming the field), `Refused` (the port's
 own refusal, naming none) and `Unsupported` (an input the port's API cannot express).
 
-Standard library only (besides `reference.errors` and `tree`, themselves standard library
+Standard library only (besides `ctxspec.reference.errors` and `tree`, themselves standard library
 only): a port's adapter runs this in the port's own venv (`transport/pyrun.py`).
 """
 
@@ -26,8 +26,8 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any, BinaryIO, Final
 
-from conformance.harnesses.kit.tree import validate_tree
-from reference.errors import InvalidInput
+from ctxspec.conformance.harnesses.kit.tree import validate_tree
+from ctxspec.reference.errors import InvalidInput
 
 __all__ = [
     "Answer",

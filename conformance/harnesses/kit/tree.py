@@ -20,7 +20,7 @@ assume those hold no agent files.
 
 This is the one tree code of every Python adapter: the reference's handlers, and the
 PyPI ports' adapters, which run it in the port's own venv (`transport/pyrun.py`). So it
-imports the standard library and `reference.errors` only. (The Node adapters have its
+imports the standard library and `ctxspec.reference.errors` only. (The Node adapters have its
 twin, `kit/tree.mjs`.)
 
 Nothing a case says reaches outside R: tree paths are relative without `..`; no entry
@@ -42,7 +42,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from reference.errors import InvalidInput
+from ctxspec.reference.errors import InvalidInput
 
 __all__ = [
     "laid_out",

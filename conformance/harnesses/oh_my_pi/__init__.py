@@ -34,8 +34,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
-from conformance.transport import npm_lock
-from conformance.transport.named import InstallError, Launch
+from ctxspec.conformance.transport import npm_lock
+from ctxspec.conformance.transport.named import InstallError, Launch
 
 __all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
 

@@ -9,7 +9,7 @@ exact versions and integrity hashes. Other versions get a manifest made from the
 registry's metadata and `npm install`; `ctxspec impl lock pi@X` turns the resolved lock
 into a committed one. Later runs reuse the cache and make no network call.
 
-This module starts no implementation (`conformance.transport` does): it asks npm for
+This module starts no implementation (`ctxspec.conformance.transport` does): it asks npm for
 the registry's metadata (`npm view`) and Node for its version, and installs through
 `transport.cache.run_logged`.
 
@@ -36,10 +36,10 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.progress import status
-from conformance.transport.cache import STAMP, cache_root, ensure, run_logged
-from conformance.transport.named import FAMILIES, InstallError, Launch
-from conformance.transport.ripgrep import RIPGREP_MISSING, ripgrep_dir
+from ctxspec.conformance.progress import status
+from ctxspec.conformance.transport.cache import STAMP, cache_root, ensure, run_logged
+from ctxspec.conformance.transport.named import FAMILIES, InstallError, Launch
+from ctxspec.conformance.transport.ripgrep import RIPGREP_MISSING, ripgrep_dir
 
 __all__ = [
     "PI_VERSION",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from conformance.transport.pyvenv import PypiPort
+from ctxspec.conformance.transport.pyvenv import PypiPort
 
 __all__ = ["ADAPTER", "PORT", "install", "requirements"]
 

@@ -41,9 +41,9 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.harnesses.kit.jsonlines import InvalidInput, Unsupported, dispatch, serve
-from conformance.harnesses.kit.tree import laid_out, real_argument, real_path, virtualize
-from conformance.harnesses.pi_agent_harness_lc.values import (
+from ctxspec.conformance.harnesses.kit.jsonlines import InvalidInput, Unsupported, dispatch, serve
+from ctxspec.conformance.harnesses.kit.tree import laid_out, real_argument, real_path, virtualize
+from ctxspec.conformance.harnesses.pi_agent_harness_lc.values import (
     Args,
     _call,
     _compaction,

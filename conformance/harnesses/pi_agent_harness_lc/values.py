@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from conformance.harnesses.kit.jsonlines import Args, InvalidInput, Refused, Unsupported
+from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput, Refused, Unsupported
 
 __all__ = [
     "Args",

@@ -56,8 +56,14 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported, dispatch, serve
-from conformance.harnesses.kit.tree import laid_out, real_argument, real_path, virtualize
+from ctxspec.conformance.harnesses.kit.jsonlines import (
+    Args,
+    InvalidInput,
+    Unsupported,
+    dispatch,
+    serve,
+)
+from ctxspec.conformance.harnesses.kit.tree import laid_out, real_argument, real_path, virtualize
 
 NAME: Final = "pi-agents-py"
 

@@ -2,12 +2,12 @@
 
 `handle(op, args)` answers one request from `reference/`; `ReferenceImplementation`
 calls it in-process (the default `--impl reference`), and `python -m
-conformance.harnesses.reference` serves the same function as protocol v1 on stdio (with
+ctxspec.conformance.harnesses.reference` serves the same function as protocol v1 on stdio (with
 `jsonlines.serve`, the loop the Python ports share), so the runner's wire path is
 tested against a known-good implementation.
 
 `EngineAdapter` is the same for any `Engine` (the handlers' table of engine functions):
-`conformance.harnesses.fastengine` serves the fast engine with it.
+`ctxspec.conformance.harnesses.fastengine` serves the fast engine with it.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ import sys
 from collections.abc import Mapping
 from typing import Any, BinaryIO, Final
 
-import reference
-from conformance.harnesses.kit import jsonlines
-from conformance.harnesses.kit.tree import validate_tree
-from conformance.harnesses.reference.ops import REFERENCE, Engine, all_handlers
-from conformance.protocol import OPS, PROTOCOL_VERSION, OpError
-from conformance.transport.base import Implementation, Reply
-from reference._jsnum import as_js_numbers
-from reference.errors import InvalidInput
+from ctxspec import reference
+from ctxspec.conformance.harnesses.kit import jsonlines
+from ctxspec.conformance.harnesses.kit.tree import validate_tree
+from ctxspec.conformance.harnesses.reference.ops import REFERENCE, Engine, all_handlers
+from ctxspec.conformance.protocol import OPS, PROTOCOL_VERSION, OpError
+from ctxspec.conformance.transport.base import Implementation, Reply
+from ctxspec.reference._jsnum import as_js_numbers
+from ctxspec.reference.errors import InvalidInput
 
 __all__ = [
     "HELLO",

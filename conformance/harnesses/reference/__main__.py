@@ -1,5 +1,5 @@
-"""`python -m conformance.harnesses.reference`: serve it as protocol v1 on stdio."""
+"""`python -m ctxspec.conformance.harnesses.reference`: serve it as protocol v1 on stdio."""
 
-from conformance.harnesses.reference import serve
+from ctxspec.conformance.harnesses.reference import serve
 
 serve()

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance.transport.base import Implementation
-from conformance.transport.resolve import open_implementation
+from ctxspec.conformance.transport.base import Implementation
+from ctxspec.conformance.transport.resolve import open_implementation
 
 
 @pytest.fixture(scope="module")

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from conformance.harnesses import codex
-from conformance.harnesses.codex import compaction, instructions, tool_output
-from conformance.harnesses.codex.mock import MockModel, Reply, function_call, message
-from conformance.transport.base import Implementation
-from conformance.transport.cache import STAMP, cache_root
-from conformance.transport.named import InstallError, parse_named
-from reference.errors import InvalidInput
+from ctxspec.conformance.harnesses import codex
+from ctxspec.conformance.harnesses.codex import compaction, instructions, tool_output
+from ctxspec.conformance.harnesses.codex.mock import MockModel, Reply, function_call, message
+from ctxspec.conformance.transport.base import Implementation
+from ctxspec.conformance.transport.cache import STAMP, cache_root
+from ctxspec.conformance.transport.named import InstallError, parse_named
+from ctxspec.reference.errors import InvalidInput
 
 SPEC = "codex@0.171.0"  # the `impl` fixture (conftest.py) starts it
 VERSION = "0.171.0"

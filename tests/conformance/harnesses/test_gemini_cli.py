@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.harnesses import gemini_cli
-from conformance.transport.base import Implementation
+from ctxspec.conformance.harnesses import gemini_cli
+from ctxspec.conformance.transport.base import Implementation
 
 SPEC = "gemini-cli@0.61.0"
 VERSION = "0.61.0"

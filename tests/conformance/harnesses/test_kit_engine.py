@@ -1,7 +1,7 @@
 """The Node kit writes an engine's words by their kind, as the reference writes them.
 
 `kit/engine.mjs` rewrites what Pi passes on from Node and V8 (PROTOCOL.md, "An engine's
-words"); `reference.engine` gives the same forms. Run on the Node of the pinned Pi install,
+words"); `ctxspec.reference.engine` gives the same forms. Run on the Node of the pinned Pi install,
 whose own messages (a real spawn refusal) are checked as well as written-out ones.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from paths import ROOT
 
-from conformance.harnesses import pi as pi_adapter
-from reference.engine import js_exception, nul_refused, system_error
+from ctxspec.conformance.harnesses import pi as pi_adapter
+from ctxspec.reference.engine import js_exception, nul_refused, system_error
 
 KIT = ROOT / "conformance" / "harnesses" / "kit"
 

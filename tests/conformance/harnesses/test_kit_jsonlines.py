@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from paths import FAKE_PORT_ADAPTER
 
-from conformance.harnesses.kit import jsonlines
-from conformance.transport.pyrun import PYRUN
-from conformance.transport.wire import WireImplementation
+from ctxspec.conformance.harnesses.kit import jsonlines
+from ctxspec.conformance.transport.pyrun import PYRUN
+from ctxspec.conformance.transport.wire import WireImplementation
 
 FAKE = FAKE_PORT_ADAPTER
 OUT = {"w/a.txt": "a", "w/out": {"symlink": "../../../../../../../../etc"}}
@@ -38,13 +38,14 @@ class TestLoopInAPortsVenv:
         """The loop, the tree code and the error they share; no package __init__ runs."""
         reply = port.call("messages.convert", {"messages": []})
         assert reply.result[0]["content"].split() == [
-            "conformance",
-            "conformance.harnesses",
-            "conformance.harnesses.kit",
-            "conformance.harnesses.kit.jsonlines",
-            "conformance.harnesses.kit.tree",
-            "reference",
-            "reference.errors",
+            "ctxspec",
+            "ctxspec.conformance",
+            "ctxspec.conformance.harnesses",
+            "ctxspec.conformance.harnesses.kit",
+            "ctxspec.conformance.harnesses.kit.jsonlines",
+            "ctxspec.conformance.harnesses.kit.tree",
+            "ctxspec.reference",
+            "ctxspec.reference.errors",
         ]
 
     def test_hello_lists_the_handlers(self, port: WireImplementation) -> None:

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from paths import ROOT
 
-from conformance.harnesses import pi as pi_adapter
-from conformance.harnesses.kit.tree import materialize
+from ctxspec.conformance.harnesses import pi as pi_adapter
+from ctxspec.conformance.harnesses.kit.tree import materialize
 
 KIT = ROOT / "conformance" / "harnesses" / "kit"
 ROOT_MARK = "<R>"  # the laid-out root, as the script reports the files

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.harnesses.kit.tree import materialize, real_path, validate_tree, virtualize
-from reference.errors import InvalidInput
+from ctxspec.conformance.harnesses.kit.tree import materialize, real_path, validate_tree, virtualize
+from ctxspec.reference.errors import InvalidInput
 
 
 class TestTree:

@@ -10,9 +10,9 @@ from types import ModuleType
 
 import pytest
 
-from conformance.harnesses import cline, gemini_cli
-from conformance.transport.cache import cache_root
-from conformance.transport.named import InstallError
+from ctxspec.conformance.harnesses import cline, gemini_cli
+from ctxspec.conformance.transport.cache import cache_root
+from ctxspec.conformance.transport.named import InstallError
 
 AGENTS = [
     pytest.param(cline, "cline", "0.0.86", "0.0.85", id="cline@0.0.86"),
@@ -40,7 +40,7 @@ def test_install_is_cached(
     def no_npm(*args: object, **kwargs: object) -> None:
         raise AssertionError("npm ran again")
 
-    monkeypatch.setattr("conformance.transport.npm_lock.run_logged", no_npm)
+    monkeypatch.setattr("ctxspec.conformance.transport.npm_lock.run_logged", no_npm)
     second = harness.install(version, quiet=True)
     assert first == second
     node, script, package = (Path(arg) for arg in first.argv)

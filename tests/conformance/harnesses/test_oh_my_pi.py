@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance.harnesses import oh_my_pi
-from conformance.transport.base import Implementation
-from conformance.transport.cache import cache_root
-from conformance.transport.named import InstallError
-from conformance.transport.wire import WireImplementation
+from ctxspec.conformance.harnesses import oh_my_pi
+from ctxspec.conformance.transport.base import Implementation
+from ctxspec.conformance.transport.cache import cache_root
+from ctxspec.conformance.transport.named import InstallError
+from ctxspec.conformance.transport.wire import WireImplementation
 
 VERSION = "18.3.4"
 

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from paths import ROOT
 
-from conformance.errors import EnvironmentMissing
-from conformance.harnesses import pi as pi_adapter
-from conformance.harnesses.pi import PiInstallError, cache_root, ensure_installed
-from conformance.transport import ripgrep
-from conformance.transport.resolve import open_implementation
-from conformance.transport.wire import WireImplementation
+from ctxspec.conformance.errors import EnvironmentMissing
+from ctxspec.conformance.harnesses import pi as pi_adapter
+from ctxspec.conformance.harnesses.pi import PiInstallError, cache_root, ensure_installed
+from ctxspec.conformance.transport import ripgrep
+from ctxspec.conformance.transport.resolve import open_implementation
+from ctxspec.conformance.transport.wire import WireImplementation
 
 PACKAGE_DIR = ROOT / "conformance" / "harnesses" / "pi"
 
@@ -166,9 +166,9 @@ class TestRipgrep:
         # the patch imports the suite before pytest starts, which pytest warns about
         args += ["--", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
         script = (
-            "import sys; from conformance.harnesses import pi; "
+            "import sys; from ctxspec.conformance.harnesses import pi; "
             "pi.ripgrep_dir = lambda: None; "
-            "from conformance.cli import main; sys.exit(main(sys.argv[1:]))"
+            "from ctxspec.conformance.cli import main; sys.exit(main(sys.argv[1:]))"
         )
         completed = subprocess.run(
             [sys.executable, "-c", script, *args],

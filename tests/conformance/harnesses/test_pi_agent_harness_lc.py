@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from conformance.harnesses import pi_agent_harness_lc
-from conformance.transport.base import Implementation
-from conformance.transport.named import parse_named
+from ctxspec.conformance.harnesses import pi_agent_harness_lc
+from ctxspec.conformance.transport.base import Implementation
+from ctxspec.conformance.transport.named import parse_named
 
 SPEC = "pi-agent-harness-lc@0.6.0"  # the `impl` fixture (conftest.py) starts it
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from conformance.harnesses import pi_agents_py
-from conformance.transport.base import Implementation
-from conformance.transport.named import parse_named
+from ctxspec.conformance.harnesses import pi_agents_py
+from ctxspec.conformance.transport.base import Implementation
+from ctxspec.conformance.transport.named import parse_named
 
 SPEC = "pi-agents-py@0.58.3"  # the `impl` fixture (conftest.py) starts it
 

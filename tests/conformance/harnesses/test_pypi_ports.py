@@ -10,9 +10,9 @@ from types import ModuleType
 
 import pytest
 
-from conformance.harnesses import pi_agent_harness_lc, pi_agents_py
-from conformance.transport.cache import cache_root
-from conformance.transport.pyrun import PYRUN
+from ctxspec.conformance.harnesses import pi_agent_harness_lc, pi_agents_py
+from ctxspec.conformance.transport.cache import cache_root
+from ctxspec.conformance.transport.pyrun import PYRUN
 
 PORTS = [
     pytest.param(pi_agents_py, "0.58.3", id="pi-agents-py@0.58.3"),

@@ -7,19 +7,21 @@ from pathlib import Path
 import pytest
 from paths import ROOT
 
-import reference
-from conformance.protocol import OPS
-from conformance.tools.defaults_table import DEFAULTS, OUT, main, page, value_of
-from reference.summary import SUMMARY_CALLS
+from ctxspec import reference
+from ctxspec.conformance.protocol import OPS
+from ctxspec.conformance.tools.defaults_table import DEFAULTS, OUT, main, page, value_of
+from ctxspec.reference.summary import SUMMARY_CALLS
 
 
 class TestPage:
     """docs/guide/defaults.md as committed."""
 
     def test_committed_page_is_generated(self) -> None:
-        """The page equals what `python -m conformance.tools.defaults_table` writes."""
+        """The page equals what `python -m ctxspec.conformance.tools.defaults_table` writes."""
         committed = (ROOT / OUT).read_text("utf-8")
-        assert committed == page(), f"{OUT} is stale: python -m conformance.tools.defaults_table"
+        assert committed == page(), (
+            f"{OUT} is stale: python -m ctxspec.conformance.tools.defaults_table"
+        )
 
     def test_names_every_op(self) -> None:
         """Every op of protocol v1 but `hello` is on the page: in a row or in a list."""
@@ -42,21 +44,21 @@ class TestValueOf:
             assert value_of(row.source) is not None, row.source
 
     def test_reads_an_attribute_and_a_key(self) -> None:
-        assert value_of("reference.compaction:DEFAULT_COMPACTION_SETTINGS.reserve_tokens") == (
-            reference.DEFAULT_COMPACTION_SETTINGS.reserve_tokens
-        )
-        assert value_of("reference.summary:SUMMARY_CALLS.reply") == SUMMARY_CALLS["reply"]
+        assert value_of(
+            "ctxspec.reference.compaction:DEFAULT_COMPACTION_SETTINGS.reserve_tokens"
+        ) == (reference.DEFAULT_COMPACTION_SETTINGS.reserve_tokens)
+        assert value_of("ctxspec.reference.summary:SUMMARY_CALLS.reply") == SUMMARY_CALLS["reply"]
 
     def test_reads_a_parameter_default(self) -> None:
-        assert value_of("reference.skills:load_skills(include_defaults)") is True
+        assert value_of("ctxspec.reference.skills:load_skills(include_defaults)") is True
 
     def test_a_parameter_without_default_is_refused(self) -> None:
         with pytest.raises(ValueError, match="no default"):
-            value_of("reference.skills:load_skills(cwd)")
+            value_of("ctxspec.reference.skills:load_skills(cwd)")
 
 
 class TestCommand:
-    """`python -m conformance.tools.defaults_table [--out FILE] [--check]`."""
+    """`python -m ctxspec.conformance.tools.defaults_table [--out FILE] [--check]`."""
 
     def test_writes_then_checks(self, tmp_path: Path) -> None:
         out = tmp_path / "defaults.md"

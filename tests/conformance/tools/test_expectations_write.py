@@ -9,8 +9,14 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.tools.changelog import Outcome, _stable, bisect_changes, parse_range, render
-from conformance.tools.expectations_write import (
+from ctxspec.conformance.tools.changelog import (
+    Outcome,
+    _stable,
+    bisect_changes,
+    parse_range,
+    render,
+)
+from ctxspec.conformance.tools.expectations_write import (
     UNEXPLAINED,
     Change,
     load_changes,

@@ -16,17 +16,17 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from paths import FAKE_IMPL
 
-from conformance import equivalence
-from conformance.cases import expand, lint, load_cases, load_cases_from
-from conformance.check import check_case
-from conformance.cli import main
-from conformance.harnesses.reference import ReferenceImplementation
-from conformance.protocol import OPS, OpError, validate_args
-from conformance.strategies.ops import OP_ARGS
-from conformance.tools import fuzz, fuzz_cases
-from conformance.transport.base import Implementation, Reply
-from conformance.transport.wire import WireImplementation
-from corpora import cases_root
+from ctxspec.conformance import equivalence
+from ctxspec.conformance.cases import expand, lint, load_cases, load_cases_from
+from ctxspec.conformance.check import check_case
+from ctxspec.conformance.cli import main
+from ctxspec.conformance.harnesses.reference import ReferenceImplementation
+from ctxspec.conformance.protocol import OPS, OpError, validate_args
+from ctxspec.conformance.strategies.ops import OP_ARGS
+from ctxspec.conformance.tools import fuzz, fuzz_cases
+from ctxspec.conformance.transport.base import Implementation, Reply
+from ctxspec.conformance.transport.wire import WireImplementation
+from ctxspec.corpora import cases_root
 
 FAKE = str(FAKE_IMPL)
 
@@ -183,7 +183,7 @@ def test_case_yaml_keeps_lone_surrogates_and_odd_strings() -> None:
 
 
 def test_reference_agrees_with_itself_over_the_wire() -> None:
-    wire = WireImplementation([sys.executable, "-m", "conformance.harnesses.reference"])
+    wire = WireImplementation([sys.executable, "-m", "ctxspec.conformance.harnesses.reference"])
     try:
         reports = fuzz.fuzz(wire, ReferenceImplementation(), ops=None, examples=4, seed=3)
     finally:

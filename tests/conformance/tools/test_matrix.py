@@ -14,8 +14,14 @@ from typing import Any
 import pytest
 from paths import FAKE_IMPL
 
-from conformance.cases import load_cases
-from conformance.tools.matrix import build_matrix, render_html, run_matrix, slug, write_matrix
+from ctxspec.conformance.cases import load_cases
+from ctxspec.conformance.tools.matrix import (
+    build_matrix,
+    render_html,
+    run_matrix,
+    slug,
+    write_matrix,
+)
 
 pytestmark = pytest.mark.slow  # the matrix runs conform per implementation
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conformance.tools.same_verdict import main
+from ctxspec.conformance.tools.same_verdict import main
 
 
 def _document(*, started: float, durations: tuple[float, float], status: str) -> dict[str, Any]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from conformance.harnesses.reference import ReferenceImplementation
-from conformance.tools.sweep import loose, sweep_requests
-from conformance.transport.base import Implementation, Reply
+from ctxspec.conformance.harnesses.reference import ReferenceImplementation
+from ctxspec.conformance.tools.sweep import loose, sweep_requests
+from ctxspec.conformance.transport.base import Implementation, Reply
 
 
 class Tweaked(ReferenceImplementation):

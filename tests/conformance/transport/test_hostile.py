@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 from paths import FAKE_IMPL
 from processes import alive
 
-from conformance.compare import differences as diff
-from conformance.compare import render, render_value, shorten
-from conformance.errors import (
+from ctxspec.conformance.compare import differences as diff
+from ctxspec.conformance.compare import render, render_value, shorten
+from ctxspec.conformance.errors import (
     MESSAGE_CHARS,
     Crashed,
     ProtocolViolation,
@@ -33,8 +33,8 @@ from conformance.errors import (
     StopAfterTimeout,
     Timeout,
 )
-from conformance.plugin import STARTUP_FAILED_STATUS
-from conformance.transport.wire import STDERR_TAIL_BYTES, WireImplementation
+from ctxspec.conformance.plugin import STARTUP_FAILED_STATUS
+from ctxspec.conformance.transport.wire import STDERR_TAIL_BYTES, WireImplementation
 
 pytestmark = pytest.mark.slow  # the faults run whole conform processes
 
@@ -232,7 +232,7 @@ def conform_peak(tmp_path: Path, *args: str) -> tuple[int, int, dict[str, Any]]:
     implementation), whichever is higher; nothing else the test process ran counts.
     """
     results = tmp_path / "results.json"
-    command = [sys.executable, "-m", "conformance.cli", "conform", "--json", str(results)]
+    command = [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--json", str(results)]
     with open(tmp_path / "output.txt", "wb") as output:
         process = subprocess.Popen(
             [*command, *args], stdout=output, stderr=subprocess.STDOUT, cwd=tmp_path

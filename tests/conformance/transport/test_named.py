@@ -9,10 +9,10 @@ from typing import Any, ClassVar
 
 import pytest
 
-from conformance.harnesses import pi as pi_adapter
-from conformance.transport.cache import STAMP, ensure
-from conformance.transport.named import InstallError, parse_named
-from conformance.transport.resolve import canonical_name
+from ctxspec.conformance.harnesses import pi as pi_adapter
+from ctxspec.conformance.transport.cache import STAMP, ensure
+from ctxspec.conformance.transport.named import InstallError, parse_named
+from ctxspec.conformance.transport.resolve import canonical_name
 
 
 class TestNames:

@@ -7,14 +7,14 @@ from collections.abc import Callable
 
 import pytest
 
-from conformance.errors import (
+from ctxspec.conformance.errors import (
     Crashed,
     ProtocolViolation,
     StartupFailed,
     StopAfterTimeout,
     Timeout,
 )
-from conformance.transport.wire import WireImplementation
+from ctxspec.conformance.transport.wire import WireImplementation
 
 ARGS = {"content": "a\nb\nc", "maxLines": 2}
 Fake = Callable[..., list[str]]
@@ -125,7 +125,7 @@ class TestWireImplementation:
 
     def test_lone_surrogates_cross_the_wire(self) -> None:
         """A lone surrogate goes out and comes back intact (escaped JSON both ways)."""
-        impl = wire([sys.executable, "-m", "conformance.harnesses.reference"])
+        impl = wire([sys.executable, "-m", "ctxspec.conformance.harnesses.reference"])
         result = impl.call("truncate.head", {"content": "x\ud83d"}).result
         assert result["content"] == "x\ud83d"
         impl.close()

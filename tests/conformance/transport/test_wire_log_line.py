@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from conform import conform
 
-from conformance.errors import ProtocolViolation
-from conformance.protocol import STDOUT_RULE, decode_answer_line, decode_line, quote_line
-from conformance.transport.wire import WireImplementation
+from ctxspec.conformance.errors import ProtocolViolation
+from ctxspec.conformance.protocol import STDOUT_RULE, decode_answer_line, decode_line, quote_line
+from ctxspec.conformance.transport.wire import WireImplementation
 
 ARGS = {"content": "a\nb\nc", "maxLines": 2}
 LOGGED = '"[debug] fake: third request"'

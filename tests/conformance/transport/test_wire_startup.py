@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from conform import conform
 
-from conformance.errors import StartupFailed
-from conformance.plugin import STARTUP_FAILED_STATUS
-from conformance.protocol import STDOUT_RULE
-from conformance.transport.wire import WireImplementation
+from ctxspec.conformance.errors import StartupFailed
+from ctxspec.conformance.plugin import STARTUP_FAILED_STATUS
+from ctxspec.conformance.protocol import STDOUT_RULE
+from ctxspec.conformance.transport.wire import WireImplementation
 
 pytestmark = pytest.mark.slow  # each test starts the fake implementation as a process
 
@@ -135,7 +135,7 @@ class TestConformStops:
         results = tmp_path / "results.json"
         argv = ["conform", "--impl", command, *workers, "--json", str(results)]
         done = subprocess.run(
-            [sys.executable, "-m", "conformance.cli", *argv],
+            [sys.executable, "-m", "ctxspec.conformance.cli", *argv],
             capture_output=True,
             text=True,
             cwd=tmp_path,

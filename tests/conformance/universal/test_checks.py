@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.errors import CorpusError
-from conformance.profiles import Profile, load_profile, profile_for
-from conformance.universal import CHECKS, NotDeclared, judge
-from conformance.universal.compaction import expected_compact
-from conformance.universal.instructions import select
-from conformance.universal.units import size
+from ctxspec.conformance.errors import CorpusError
+from ctxspec.conformance.profiles import Profile, load_profile, profile_for
+from ctxspec.conformance.universal import CHECKS, NotDeclared, judge
+from ctxspec.conformance.universal.compaction import expected_compact
+from ctxspec.conformance.universal.instructions import select
+from ctxspec.conformance.universal.units import size
 
 HEAD_TAIL = {
     "unit": "utf16", "limit": 40, "keeps": "head+tail", "recover": "path", "source": "test",

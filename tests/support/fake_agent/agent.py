@@ -18,7 +18,7 @@ import posixpath
 import sys
 from typing import Any
 
-from conformance.harnesses.kit.jsonlines import Args, Unsupported, dispatch, serve
+from ctxspec.conformance.harnesses.kit.jsonlines import Args, Unsupported, dispatch, serve
 
 MODES = set(sys.argv[1:])
 MARKER = "\n[{omitted} cut, see /tmp/f]\n"

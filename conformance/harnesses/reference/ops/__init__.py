@@ -6,7 +6,7 @@ Modules are found by name, so adding a concern means adding a module here. A mod
 whose answers depend on the engine exports `handlers(engine)`, the others `HANDLERS`.
 
 `Engine` names the functions an engine may replace: `REFERENCE` is the plain oracle's,
-`conformance.harnesses.fastengine.FAST` the fast engine's. Every other function a
+`ctxspec.conformance.harnesses.fastengine.FAST` the fast engine's. Every other function a
 handler calls is the reference's, whichever engine answers.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from reference import branch, compaction, migration, session, stream, tokens
+from ctxspec.reference import branch, compaction, migration, session, stream, tokens
 
 __all__ = ["REFERENCE", "Engine", "Handler", "all_handlers"]
 

@@ -33,11 +33,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
-import reference
-from conformance.harnesses.reference.ops import Engine, Handler
-from reference import compaction, migration, session
-from reference.edge.persist import persist_stream
-from reference.errors import InvalidInput
+from ctxspec import reference
+from ctxspec.conformance.harnesses.reference.ops import Engine, Handler
+from ctxspec.reference import compaction, migration, session
+from ctxspec.reference.edge.persist import persist_stream
+from ctxspec.reference.errors import InvalidInput
 
 HELPERS: Final = (  # the schema's bench.session.helper, in the report's order
     "buildSessionContext",
@@ -63,7 +63,7 @@ def _path(args: Mapping[str, Any]) -> Path:
 
 def measured(call: Callable[[], Any]) -> tuple[Any, int]:
     """`call()` and its nanoseconds: the measured work of every bench op, the one call
-    `benchmarks.instructions` counts (its counting process replaces this function)."""
+    `ctxspec.benchmarks.instructions` counts (its counting process replaces this function)."""
     begin = time.perf_counter_ns()
     value = call()
     return value, time.perf_counter_ns() - begin

@@ -1,6 +1,6 @@
 """context.discover, trust.resolve, skills.load, skills.format, prompt.build.
 
-File-system ops build a `reference.tree.Listing` straight from the wire tree (no temp
+File-system ops build a `ctxspec.reference.tree.Listing` straight from the wire tree (no temp
 directory): the reference reads the same virtual paths the case names.
 """
 
@@ -10,10 +10,10 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from conformance.harnesses.reference.ops import Handler
-from reference import discovery, prompt, resources, skills, trust
-from reference.errors import InvalidInput
-from reference.tree import Listing
+from ctxspec.conformance.harnesses.reference.ops import Handler
+from ctxspec.reference import discovery, prompt, resources, skills, trust
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.tree import Listing
 
 
 def _listing(args: Mapping[str, Any]) -> Listing:

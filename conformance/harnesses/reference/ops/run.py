@@ -13,12 +13,12 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from conformance.harnesses.reference.ops import Handler
-from reference import agent_run, migration, session
-from reference.branch import ScriptedReply
-from reference.compaction import CompactionSettings
-from reference.errors import InvalidInput
-from reference.tokens import ZERO_USAGE
+from ctxspec.conformance.harnesses.reference.ops import Handler
+from ctxspec.reference import agent_run, migration, session
+from ctxspec.reference.branch import ScriptedReply
+from ctxspec.reference.compaction import CompactionSettings
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.tokens import ZERO_USAGE
 
 
 def _reply(raw: Any, where: str) -> ScriptedReply:

@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from conformance.harnesses.reference.ops import Engine, Handler
-from conformance.harnesses.reference.ops.sessions import entries_of, leaf_of
-from reference import compaction, session, tokens
-from reference.errors import InvalidInput
+from ctxspec.conformance.harnesses.reference.ops import Engine, Handler
+from ctxspec.conformance.harnesses.reference.ops.sessions import entries_of, leaf_of
+from ctxspec.reference import compaction, session, tokens
+from ctxspec.reference.errors import InvalidInput
 
 
 def _last_usage(engine: Engine, args: Mapping[str, Any]) -> Any:

@@ -13,10 +13,10 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from conformance.harnesses.reference.ops import Engine, Handler
-from reference import branch, compaction, messages, migration, session, summary, tokens
-from reference.errors import InvalidInput
-from reference.tokens import ZERO_USAGE
+from ctxspec.conformance.harnesses.reference.ops import Engine, Handler
+from ctxspec.reference import branch, compaction, messages, migration, session, summary, tokens
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.tokens import ZERO_USAGE
 
 
 def leaf_of(args: Mapping[str, Any]) -> Any:

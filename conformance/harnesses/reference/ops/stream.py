@@ -1,7 +1,7 @@
 """stream.tail: the output accumulator fed raw chunks, through the persisting edge.
 
 The full output, when the accumulator decides to persist it, really is written to a
-temp file (`reference.edge.persist`, with the engine's accumulator); the handler hashes
+temp file (`ctxspec.reference.edge.persist`, with the engine's accumulator); the handler hashes
 it and deletes it, so the result carries what was persisted, never where.
 """
 
@@ -15,9 +15,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from conformance.harnesses.reference.ops import Engine, Handler
-from reference.edge.persist import persist_stream
-from reference.errors import InvalidInput
+from ctxspec.conformance.harnesses.reference.ops import Engine, Handler
+from ctxspec.reference.edge.persist import persist_stream
+from ctxspec.reference.errors import InvalidInput
 
 
 def chunks_of(args: Mapping[str, Any]) -> list[bytes]:

@@ -1,8 +1,8 @@
-"""tool.read, tool.bash, tool.grep: the tool result texts, rendered by `reference.tools`.
+"""tool.read, tool.bash, tool.grep: the tool result texts, rendered by `ctxspec.reference.tools`.
 
 The handler plays the part of the machine. read works on the case's virtual tree in
 memory; bash replays the output through the persisting accumulator of
-`reference.edge.persist` (a real temp file, hashed and deleted; its path shown as
+`ctxspec.reference.edge.persist` (a real temp file, hashed and deleted; its path shown as
 `<fullOutputPath>`).
 
 grep runs ripgrep, as Pi does, rather than imitating it. Which lines match is decided by
@@ -14,12 +14,12 @@ second, unchecked implementation of ripgrep, while the `rg` binary *is* what Pi 
 `EnvironmentMissing` naming ripgrep, never a guessed result). The handler lays the
 tree out in a temp directory (text as Node writes it: lone surrogates as U+FFFD),
 resolves `cwd` and `path` as Pi does, and runs rg with exactly Pi 0.85.0's arguments
-(`reference.tools.grep_ripgrep_args`) from the session's cwd, where Pi's rg runs
+(`ctxspec.reference.tools.grep_ripgrep_args`) from the session's cwd, where Pi's rg runs
 (GREP-6). What Pi does with rg's output (the count, the limit, the rejection, shown
-paths, re-read context lines) is `reference.tools.grep_from_ripgrep`.
+paths, re-read context lines) is `ctxspec.reference.tools.grep_from_ripgrep`.
 
 ripgrep is a tool the reference's grep runs, not an implementation: it is started here,
-not in `conformance.transport`, which starts the implementations under test.
+not in `ctxspec.conformance.transport`, which starts the implementations under test.
 
 Two inputs are pinned so the answer does not depend on the machine: rg gets no
 `$RIPGREP_CONFIG_PATH`, and its home is the tree's `/` (a global gitignore is the
@@ -46,21 +46,21 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.errors import EnvironmentMissing
-from conformance.harnesses.kit.tree import (
+from ctxspec.conformance.errors import EnvironmentMissing
+from ctxspec.conformance.harnesses.kit.tree import (
     make_removable,
     materialize,
     real_path,
     validate_tree,
     virtualize,
 )
-from conformance.harnesses.reference.ops import Engine, Handler
-from conformance.harnesses.reference.ops.stream import chunks_of, read_back
-from conformance.transport import ripgrep as rg_finder
-from reference import _utf8, tools
-from reference.edge.persist import PersistingAccumulator
-from reference.errors import InvalidInput
-from reference.tree import Directory, File, Listing
+from ctxspec.conformance.harnesses.reference.ops import Engine, Handler
+from ctxspec.conformance.harnesses.reference.ops.stream import chunks_of, read_back
+from ctxspec.conformance.transport import ripgrep as rg_finder
+from ctxspec.reference import _utf8, tools
+from ctxspec.reference.edge.persist import PersistingAccumulator
+from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.tree import Directory, File, Listing
 
 FULL_OUTPUT_PATH: Final = "<fullOutputPath>"
 

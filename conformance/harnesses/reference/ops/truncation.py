@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
-import reference
-from conformance.harnesses.reference.ops import Handler
+from ctxspec import reference
+from ctxspec.conformance.harnesses.reference.ops import Handler
 
 HANDLERS: Final[dict[str, Handler]] = {
     "truncate.head": lambda a: reference.truncate_head(
