@@ -12,7 +12,13 @@ oracle, is pure Python and needs neither.
 from setuptools import Extension, find_namespace_packages, setup
 
 # the design's top-level folders, each a subpackage of the one import name `ctxspec`
-FOLDERS = ("reference", "fastengine", "conformance", "corpora", "benchmarks")  # typecheck_tree.py too
+FOLDERS = (
+    "reference",
+    "fastengine",
+    "conformance",
+    "corpora",
+    "benchmarks",
+)  # typecheck_tree.py too
 PACKAGE_DIR = {"ctxspec": "ctxspec"} | {f"ctxspec.{folder}": folder for folder in FOLDERS}
 PACKAGES = ["ctxspec"] + [
     f"ctxspec.{package}"

@@ -333,7 +333,7 @@ def measure_group(
     is its first round, and it is measured like the others. A request an implementation
     cannot be measured on (neither its bench op nor its ordinary op in `hello`) gets None;
     one that did not start gets an error figure on every request. `step`
-    (`ctxspec.conformance.progress`) is told of each request as it is done.
+    (`ctxspec.conformance.runner.progress`) is told of each request as it is done.
     """
     columns: dict[str, str] = {}
     for spec in specs:

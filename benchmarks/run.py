@@ -10,7 +10,7 @@ process's peak memory (`measure.py`), and Pi's token estimate against real token
 `plots.py`); the instructions of the engines' own ops are counted under Callgrind
 (`instructions.py`); `--compare` checks the run's ratios and counts against
 `baseline.json` (`compare.py`).
-Progress goes to stderr (`ctxspec.conformance.progress`).
+Progress goes to stderr (`ctxspec.conformance.runner.progress`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from ctxspec.benchmarks.requests import (
     stream_request,
     truncate_request,
 )
-from ctxspec.conformance.progress import Step, progress, status
+from ctxspec.conformance.runner.progress import Step, progress, status
 from ctxspec.conformance.transport.resolve import canonical_name
 from ctxspec.corpora.generators.logs import STREAM_FLAVOURS, cached_stream_log
 

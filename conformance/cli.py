@@ -38,17 +38,6 @@ from typing import Any
 import pytest
 
 from ctxspec.benchmarks.command import add_bench_command
-from ctxspec.conformance.aliases import lint as lint_aliases
-from ctxspec.conformance.aliases import new_id, warn_renamed
-from ctxspec.conformance.cases import (
-    BOUNDARIES,
-    LEVELS,
-    Case,
-    lint,
-    load_cases,
-    load_cases_from,
-    same_input,
-)
 from ctxspec.conformance.cli_args import (
     USAGE_STATUS,
     Parser,
@@ -68,9 +57,20 @@ from ctxspec.conformance.cli_args import (
     workers,
 )
 from ctxspec.conformance.commands import changelog_command, expectations_command, impl_command
+from ctxspec.conformance.corpus.aliases import lint as lint_aliases
+from ctxspec.conformance.corpus.aliases import new_id, warn_renamed
+from ctxspec.conformance.corpus.cases import (
+    BOUNDARIES,
+    LEVELS,
+    Case,
+    lint,
+    load_cases,
+    load_cases_from,
+    same_input,
+)
 from ctxspec.conformance.errors import CorpusError
-from ctxspec.conformance.replay import check_replay_options, replay
-from ctxspec.conformance.smoke import add_smoke_command
+from ctxspec.conformance.runner.replay import check_replay_options, replay
+from ctxspec.conformance.runner.smoke import add_smoke_command
 from ctxspec.conformance.tools.fuzz_cli import add_fuzz_command
 from ctxspec.conformance.tools.matrix import add_matrix_command
 from ctxspec.conformance.tools.sweep import add_sweep_command
@@ -94,7 +94,7 @@ def conform_args(options: argparse.Namespace) -> list[str]:
         # a project's own test set-up must not load into, or change, the verdict
         "--noconftest",
         "-p",
-        "ctxspec.conformance.plugin",
+        "ctxspec.conformance.runner.plugin",
         "--pyargs",
         "ctxspec.conformance.suite",
         "--impl",

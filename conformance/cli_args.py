@@ -41,11 +41,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final, NoReturn, TypeVar
 
-from ctxspec.conformance.aliases import new_id
-from ctxspec.conformance.cases import load_cases
+from ctxspec.conformance.corpus.aliases import new_id
+from ctxspec.conformance.corpus.cases import load_cases
 from ctxspec.conformance.errors import CorpusError
-from ctxspec.conformance.expectations import default_expectations_file, load_expectations
-from ctxspec.conformance.profiles import profile_for
+from ctxspec.conformance.runner.expectations import default_expectations_file, load_expectations
+from ctxspec.conformance.runner.profiles import profile_for
 from ctxspec.conformance.tools.changelog import parse_range
 from ctxspec.conformance.transport.named import ENGINE_NAMES, FAMILIES, parse_named
 from ctxspec.corpora.generators.logs import STREAM_FLAVOURS

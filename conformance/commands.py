@@ -17,10 +17,10 @@ from pathlib import Path
 
 from ctxspec.conformance.cli_args import UsageError, input_file, output_file, read_results, require
 from ctxspec.conformance.errors import CorpusError
-from ctxspec.conformance.expectations import default_expectations_file, load_expectations
 from ctxspec.conformance.harnesses import pi as pi_adapter
 from ctxspec.conformance.harnesses.pi import PI_VERSION
-from ctxspec.conformance.suite_run import run_suite
+from ctxspec.conformance.runner.expectations import default_expectations_file, load_expectations
+from ctxspec.conformance.runner.suite_run import run_suite
 from ctxspec.conformance.tools.changelog import main_changelog
 from ctxspec.conformance.tools.expectations_write import load_changes, write_expectations
 from ctxspec.conformance.transport.named import install, parse_named

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ctxspec.conformance.compare import shorten
+from ctxspec.conformance.judging.compare import shorten
 
 __all__ = [
     "MESSAGE_CHARS",

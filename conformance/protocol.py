@@ -22,8 +22,8 @@ from typing import Any, Final, Literal
 
 import jsonschema
 
-from ctxspec.conformance.compare import shorten
 from ctxspec.conformance.errors import ProtocolViolation
+from ctxspec.conformance.judging.compare import shorten
 
 __all__ = [
     "ERROR_TYPES",

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from ctxspec.conformance.check import answer, assert_same
 from ctxspec.conformance.harnesses.reference import handle
+from ctxspec.conformance.judging.check import answer, assert_same
 from ctxspec.conformance.transport.base import Implementation
 
 __all__ = ["per_op", "same_as_reference"]

@@ -3,7 +3,7 @@
 Each property sends an `agent.*` request built from hard inputs (astral characters at a
 cut, lone surrogates, CRLF; nested directories whose names sort before the file names;
 usage around every threshold) and runs every universal check of its op against the
-agent's profile (`ctxspec.conformance.universal.judge`). A Pi-family implementation reports them
+agent's profile (`ctxspec.conformance.judging.universal.judge`). A Pi-family implementation reports them
 not applicable (its profile says why).
 """
 
@@ -15,13 +15,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxspec.conformance.check import ResultMismatch, result_of
-from ctxspec.conformance.compare import render
-from ctxspec.conformance.profiles import Profile
-from ctxspec.conformance.results import Findings
+from ctxspec.conformance.judging.check import ResultMismatch, result_of
+from ctxspec.conformance.judging.compare import render
+from ctxspec.conformance.judging.universal import NotDeclared, judge
+from ctxspec.conformance.runner.profiles import Profile
+from ctxspec.conformance.runner.results import Findings
 from ctxspec.conformance.strategies.text import hard_text
 from ctxspec.conformance.transport.base import Implementation
-from ctxspec.conformance.universal import NotDeclared, judge
 
 # directory names that sort before and after the instruction files' names as strings
 DIRECTORIES = ("0sub", "Apps", "sub", "a-b", "zeta", "_x", "Été")

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxspec.conformance.check import result_of
-from ctxspec.conformance.failing_example import json_text
+from ctxspec.conformance.judging.check import result_of
+from ctxspec.conformance.runner.failing_example import json_text
 from ctxspec.conformance.strategies.ops import OP_ARGS
 from ctxspec.conformance.strategies.trees import GATED_MARK, context_trees, trust_stores
 from ctxspec.conformance.suite.differential import per_op, same_as_reference

@@ -3,9 +3,9 @@ case is judged in the profile's terms."""
 
 from __future__ import annotations
 
-from ctxspec.conformance.cases import Case
-from ctxspec.conformance.check import check_case
-from ctxspec.conformance.profiles import Profile
+from ctxspec.conformance.corpus.cases import Case
+from ctxspec.conformance.judging.check import check_case
+from ctxspec.conformance.runner.profiles import Profile
 from ctxspec.conformance.transport.base import Implementation
 
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxspec.conformance.check import result_of
+from ctxspec.conformance.judging.check import result_of
 from ctxspec.conformance.strategies.session_ops import SESSION_OP_ARGS
 from ctxspec.conformance.strategies.sessions import (
     agent_runs,

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from ctxspec.conformance.check import answer, assert_same, result_of
-from ctxspec.conformance.compare import differences, render
 from ctxspec.conformance.harnesses.reference import handle
+from ctxspec.conformance.judging.check import answer, assert_same, result_of
+from ctxspec.conformance.judging.compare import differences, render
 from ctxspec.conformance.strategies.ops import chunked_streams
 from ctxspec.conformance.strategies.streams import (
     byte_streams,

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxspec.conformance.check import result_of
+from ctxspec.conformance.judging.check import result_of
 from ctxspec.conformance.strategies.text import limits_near, line_limit, texts
 from ctxspec.conformance.suite.differential import same_as_reference
 from ctxspec.conformance.transport.base import Implementation

@@ -10,7 +10,7 @@ two probes is not seen, so the page states which releases were run.
 The output is a Markdown page: per release, the cases it changed, each with its status
 before and after and the diff lines at the first changed release. While it works, a count
 of the conform runs so far (the two ends, then each bisection step) shows on stderr
-(`ctxspec.conformance.progress`), with no total: the steps depend on what changed.
+(`ctxspec.conformance.runner.progress`), with no total: the steps depend on what changed.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxspec.conformance.cases import load_cases
+from ctxspec.conformance.corpus.cases import load_cases
 from ctxspec.conformance.harnesses import pi
-from ctxspec.conformance.progress import progress
-from ctxspec.conformance.suite_run import run_suite
+from ctxspec.conformance.runner.progress import progress
+from ctxspec.conformance.runner.suite_run import run_suite
 from ctxspec.conformance.tools.expectations_write import (
     Change,
     diff_lines,

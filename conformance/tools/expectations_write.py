@@ -24,7 +24,7 @@ from typing import Any, Final
 
 import yaml
 
-from ctxspec.conformance.aliases import new_id, rename_keys, warn_renamed
+from ctxspec.conformance.corpus.aliases import new_id, rename_keys, warn_renamed
 from ctxspec.conformance.errors import CorpusError
 
 __all__ = [

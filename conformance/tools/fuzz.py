@@ -26,7 +26,7 @@ missing or extra is a divergence (`$.firstLineExceedsLimit missing`), not an err
 
 Each minimal divergence becomes a case in the corpus format (`corpora/case.schema.json`)
 with the `--against` answer as the expectation, written by `fuzz_cases`; the command is
-`fuzz_cli`. What counts as the same answer is `ctxspec.conformance.equivalence`'s. Draws,
+`fuzz_cli`. What counts as the same answer is `ctxspec.conformance.judging.equivalence`'s. Draws,
 batches and shrinking depend only on the seed (and on the answers): the same seed gives
 the same report.
 """
@@ -45,17 +45,17 @@ from typing import Any, Final
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
-from ctxspec.conformance.compare import Difference, render, visible
-from ctxspec.conformance.equivalence import (
+from ctxspec.conformance.errors import StartupFailed
+from ctxspec.conformance.judging.compare import Difference, render, visible
+from ctxspec.conformance.judging.equivalence import (
     MATCH_LINE,
     Outcome,
     ask,
     one_of_the_limited_answers,
     result_differences,
 )
-from ctxspec.conformance.errors import StartupFailed
-from ctxspec.conformance.progress import Step
-from ctxspec.conformance.progress import progress as progress_bar
+from ctxspec.conformance.runner.progress import Step
+from ctxspec.conformance.runner.progress import progress as progress_bar
 from ctxspec.conformance.strategies.ops import OP_ARGS
 from ctxspec.conformance.transport.base import Implementation
 
@@ -349,7 +349,7 @@ def fuzz_op(
     The shrinker asks at most `shrink_calls` new requests of each side; past that, a new
     candidate counts as agreeing, so shrinking ends with the smallest divergence found so
     far (a bound in calls, not seconds, keeps the run deterministic). Unless `quiet`, a
-    progress bar (`ctxspec.conformance.progress`) counts the requests `impl` has answered."""
+    progress bar (`ctxspec.conformance.runner.progress`) counts the requests `impl` has answered."""
     report = OpReport(op)
     strategy = OP_ARGS[op]
     drawn: list[dict[str, Any]] = []

@@ -22,8 +22,8 @@ from typing import Any
 
 import yaml
 
-from ctxspec.conformance.cases import BOUNDARIES, expand
-from ctxspec.conformance.compare import differences
+from ctxspec.conformance.corpus.cases import BOUNDARIES, expand
+from ctxspec.conformance.judging.compare import differences
 from ctxspec.conformance.tools.fuzz import PLACEHOLDER, Found, request_key
 from ctxspec.corpora import cases_root
 

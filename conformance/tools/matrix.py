@@ -5,7 +5,7 @@ or its results file is given with `--from`; a progress bar on stderr counts the 
 and the results become:
 
 - `matrix.json`: the suite's header, per implementation its counts per status, per
-  boundary and per op, its divergence classes (`ctxspec.conformance.results`: op, path, kind;
+  boundary and per op, its divergence classes (`ctxspec.conformance.runner.results`: op, path, kind;
   largest first, with counts and an example case), its failing records, and per case the
   status of each;
 - `index.html`: a static page (no external assets) with implementations as columns and
@@ -45,10 +45,10 @@ from ctxspec.conformance.cli_args import (
     seconds,
     workers,
 )
-from ctxspec.conformance.progress import progress
-from ctxspec.conformance.report_paths import shown_path
-from ctxspec.conformance.results import FAILING, LISTED, STATUSES, divergence_classes, slug
-from ctxspec.conformance.suite_run import run_suite
+from ctxspec.conformance.runner.progress import progress
+from ctxspec.conformance.runner.report_paths import shown_path
+from ctxspec.conformance.runner.results import FAILING, LISTED, STATUSES, divergence_classes, slug
+from ctxspec.conformance.runner.suite_run import run_suite
 from ctxspec.conformance.transport.resolve import canonical_name
 
 __all__ = [

@@ -28,13 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxspec.conformance.cases import load_cases
 from ctxspec.conformance.cli_args import output_dir, output_file, require
-from ctxspec.conformance.equivalence import Outcome, ask
-from ctxspec.conformance.progress import progress
+from ctxspec.conformance.corpus.cases import load_cases
+from ctxspec.conformance.judging.equivalence import Outcome, ask
 from ctxspec.conformance.protocol import OpError
-from ctxspec.conformance.recording import read_failures
-from ctxspec.conformance.suite_run import run_suite
+from ctxspec.conformance.runner.progress import progress
+from ctxspec.conformance.runner.recording import read_failures
+from ctxspec.conformance.runner.suite_run import run_suite
 from ctxspec.conformance.tools.fuzz import (
     Found,
     Verdict,

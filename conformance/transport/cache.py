@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Final
 
-from ctxspec.conformance.progress import is_terminal
+from ctxspec.conformance.runner.progress import is_terminal
 from ctxspec.conformance.transport.named import InstallError
 
 __all__ = ["STAMP", "cache_root", "ensure", "run_logged"]

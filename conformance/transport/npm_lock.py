@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Final
 
-from ctxspec.conformance.progress import status
+from ctxspec.conformance.runner.progress import status
 from ctxspec.conformance.transport.cache import ensure, run_logged
 from ctxspec.conformance.transport.named import InstallError
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxspec.conformance.progress import status
+from ctxspec.conformance.runner.progress import status
 from ctxspec.conformance.transport.cache import ensure, run_logged
 from ctxspec.conformance.transport.named import Launch
 from ctxspec.conformance.transport.pyrun import PYRUN

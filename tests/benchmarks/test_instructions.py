@@ -170,7 +170,9 @@ def test_a_count_says_how_the_c_passes_were_built(
     for name, body in zip(instructions.C_PASSES, bodies, strict=True):
         if body is not None:
             (tmp_path / f"{name}.so").write_bytes(body)
-            specs[f"ctxspec.fastengine.{name}"] = SimpleNamespace(origin=str(tmp_path / f"{name}.so"))
+            specs[f"ctxspec.fastengine.{name}"] = SimpleNamespace(
+                origin=str(tmp_path / f"{name}.so")
+            )
     monkeypatch.setattr(instructions.importlib.util, "find_spec", specs.get)
     assert instructions.c_build() == said
 

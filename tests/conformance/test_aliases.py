@@ -1,4 +1,4 @@
-"""Renamed case ids (ctxspec.conformance.aliases, corpora/aliases.yaml): old ids keep working."""
+"""Renamed case ids (ctxspec.conformance.corpus.aliases, corpora/aliases.yaml): old ids keep working."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ctxspec.conformance import aliases
-from ctxspec.conformance.aliases import Alias, load_aliases, new_id
-from ctxspec.conformance.cases import load_cases
 from ctxspec.conformance.cli import main
 from ctxspec.conformance.cli_args import check_selection
-from ctxspec.conformance.expectations import default_expectations_file, load_expectations
+from ctxspec.conformance.corpus import aliases
+from ctxspec.conformance.corpus.aliases import Alias, load_aliases, new_id
+from ctxspec.conformance.corpus.cases import load_cases
+from ctxspec.conformance.runner.expectations import default_expectations_file, load_expectations
 from ctxspec.conformance.tools.expectations_write import load_changes, write_expectations
 
 OLD, NEW = "negative-max-chars-keeps-nothing", "negative-max-chars-counts-from-end"

@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
-from ctxspec.conformance.cases import BOUNDARIES, expand, lint, load_cases, rule_index
 from ctxspec.conformance.cli import main
+from ctxspec.conformance.corpus.cases import BOUNDARIES, expand, lint, load_cases, rule_index
 from ctxspec.conformance.errors import CorpusError
-from ctxspec.conformance.expectations import default_expectations_file, load_expectations
+from ctxspec.conformance.runner.expectations import default_expectations_file, load_expectations
 from ctxspec.corpora.generators.sessions import filler, session
 
 
@@ -47,7 +47,7 @@ class TestCorpus:
 
 
 class TestBuilders:
-    """The builders of case files (ctxspec.conformance.builders)."""
+    """The builders of case files (ctxspec.conformance.corpus.builders)."""
 
     def test_repeat_and_concat(self) -> None:
         """$repeat and $concat build the string they describe."""

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from conform import conform, statuses
 
-from ctxspec.conformance.cases import load_cases
-from ctxspec.conformance.expectations import default_expectations_file
+from ctxspec.conformance.corpus.cases import load_cases
+from ctxspec.conformance.runner.expectations import default_expectations_file
 
 pytestmark = pytest.mark.slow  # each test runs ctxspec conform as a process
 

@@ -20,7 +20,7 @@ import pytest
 
 from ctxspec import conformance
 from ctxspec.conformance import cli_args
-from ctxspec.conformance.cases import load_cases
+from ctxspec.conformance.corpus.cases import load_cases
 
 SCRIPT = Path(sys.executable).parent / "ctxspec"
 CTXSPEC = [str(SCRIPT)] if SCRIPT.is_file() else [sys.executable, "-m", "ctxspec.conformance.cli"]
@@ -265,7 +265,14 @@ class TestTypes:
 def test_plugin_alone_refuses_a_broken_expectations_file(files: Path) -> None:
     """Run by pytest itself (no ctxspec to check first): pytest's usage error, no INTERNALERROR."""
     ini = str(Path(conformance.__file__).parent / "suite" / "pytest.ini")
-    argv = ["-c", ini, "-p", "ctxspec.conformance.plugin", "--pyargs", "ctxspec.conformance.suite"]
+    argv = [
+        "-c",
+        ini,
+        "-p",
+        "ctxspec.conformance.runner.plugin",
+        "--pyargs",
+        "ctxspec.conformance.suite",
+    ]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", *argv, "--expectations", "broken.yaml"],
         capture_output=True,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxspec.conformance.compare import Difference, differences, render, string_windows
-from ctxspec.conformance.results import Findings
+from ctxspec.conformance.judging.compare import Difference, differences, render, string_windows
+from ctxspec.conformance.runner.results import Findings
 
 
 def _apply(expected: str, actual: str) -> str:

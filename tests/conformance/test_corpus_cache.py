@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxspec.conformance import corpus_cache
-from ctxspec.conformance.cases import Case, _are_cases, load_cases_from
+from ctxspec.conformance.corpus import cache as corpus_cache
+from ctxspec.conformance.corpus.cases import Case, _are_cases, load_cases_from
 from ctxspec.corpora import cases_root
 
 BOUNDARY = "multibyte_cuts"

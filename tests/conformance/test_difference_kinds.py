@@ -15,7 +15,7 @@ import pytest
 from corpus_kinds import CORE, kinds_of, walking_ops
 from paths import FAKE_IMPL
 
-from ctxspec.conformance.cases import load_cases
+from ctxspec.conformance.corpus.cases import load_cases
 
 pytestmark = pytest.mark.slow  # whole conform runs
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from ctxspec.conformance.check import answer
 from ctxspec.conformance.errors import Crashed, ProtocolViolation
+from ctxspec.conformance.judging.check import answer
 from ctxspec.conformance.protocol import PREVIEW_CHARS, decode_line
-from ctxspec.conformance.results import record
+from ctxspec.conformance.runner.results import record
 from ctxspec.conformance.transport.wire import WireImplementation
 
 # a port that lists truncate.tail and breaks on it as its first argument says

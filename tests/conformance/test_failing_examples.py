@@ -19,12 +19,14 @@ import pytest
 from conform import conform
 from paths import FAKE_IMPL, ROOT
 
-from ctxspec.conformance.cases import load_cases
-from ctxspec.conformance.check import CaseMismatch, ResultMismatch, check_case
 from ctxspec.conformance.cli import main
 from ctxspec.conformance.cli_args import UsageError
-from ctxspec.conformance.equivalence import Outcome
-from ctxspec.conformance.failing_example import (
+from ctxspec.conformance.corpus.cases import load_cases
+from ctxspec.conformance.harnesses.reference import handle
+from ctxspec.conformance.judging.check import CaseMismatch, ResultMismatch, check_case
+from ctxspec.conformance.judging.equivalence import Outcome
+from ctxspec.conformance.judging.shapes import schema_differences
+from ctxspec.conformance.runner.failing_example import (
     Exchange,
     ShapeMismatch,
     exchanges_of,
@@ -33,11 +35,9 @@ from ctxspec.conformance.failing_example import (
     save_example,
     tell_property,
 )
-from ctxspec.conformance.harnesses.reference import handle
-from ctxspec.conformance.profiles import profile_for
-from ctxspec.conformance.recording import Recording, read_failures
-from ctxspec.conformance.replay import check_replay_options
-from ctxspec.conformance.shapes import schema_differences
+from ctxspec.conformance.runner.profiles import profile_for
+from ctxspec.conformance.runner.recording import Recording, read_failures
+from ctxspec.conformance.runner.replay import check_replay_options
 from ctxspec.conformance.transport.base import Implementation, Reply
 
 # what no report shows without --debug: Python's tracebacks and reprs, pytest's wording

@@ -19,7 +19,7 @@ import pytest
 import yaml
 from paths import FAKE_IMPL
 
-from ctxspec.conformance.plugin import pi_fails
+from ctxspec.conformance.runner.plugin import pi_fails
 from ctxspec.conformance.tools.expectations_write import write_expectations
 
 pytestmark = pytest.mark.slow  # whole conform runs

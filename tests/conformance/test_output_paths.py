@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ctxspec.conformance import cli_args
-from ctxspec.conformance.results import slug
+from ctxspec.conformance.runner.results import slug
 from ctxspec.conformance.tools.matrix import check_outputs, matrix_paths
 
 PROC = Path("/proc")

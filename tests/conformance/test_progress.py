@@ -1,4 +1,4 @@
-"""ctxspec.conformance.progress: the bar on a terminal, plain lines elsewhere, silence when quiet."""
+"""ctxspec.conformance.runner.progress: the bar on a terminal, plain lines elsewhere, silence when quiet."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import io
 import pytest
 from rich.console import Console
 
-from ctxspec.conformance.progress import is_terminal, progress
+from ctxspec.conformance.runner.progress import is_terminal, progress
 
 
 class Clock:

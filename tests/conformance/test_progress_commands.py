@@ -20,12 +20,12 @@ import pytest
 from paths import FAKE_IMPL
 from rich.console import Console
 
-from ctxspec.conformance.cases import load_cases
 from ctxspec.conformance.cli import main
+from ctxspec.conformance.corpus.cases import load_cases
 from ctxspec.conformance.harnesses import pi
 from ctxspec.conformance.harnesses.reference import ReferenceImplementation
-from ctxspec.conformance.progress import status
-from ctxspec.conformance.suite_run import Results
+from ctxspec.conformance.runner.progress import status
+from ctxspec.conformance.runner.suite_run import Results
 from ctxspec.conformance.tools import changelog, fuzz, sweep
 from ctxspec.conformance.tools.matrix import run_matrix
 from ctxspec.conformance.transport import cache, pyvenv

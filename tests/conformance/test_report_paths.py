@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from paths import FAKE_IMPL, ROOT
 
-from ctxspec.conformance.report_paths import shown_path
+from ctxspec.conformance.runner.report_paths import shown_path
 from ctxspec.conformance.tools.matrix import build_matrix
 
 

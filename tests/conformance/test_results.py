@@ -12,13 +12,13 @@ import pytest
 from conform import conform
 from paths import FAKE_IMPL
 
-from ctxspec.conformance.cases import Case, load_cases
-from ctxspec.conformance.check import CaseMismatch, check_case
-from ctxspec.conformance.compare import differences
+from ctxspec.conformance.corpus.cases import Case, load_cases
 from ctxspec.conformance.errors import ProtocolViolation
 from ctxspec.conformance.harnesses.reference import HELLO, handle
+from ctxspec.conformance.judging.check import CaseMismatch, check_case
+from ctxspec.conformance.judging.compare import differences
 from ctxspec.conformance.protocol import result_kinds, validate_shape
-from ctxspec.conformance.results import (
+from ctxspec.conformance.runner.results import (
     Findings,
     class_key,
     class_path,

@@ -27,7 +27,7 @@ from typing import Any, Final
 import pytest
 from processes import alive
 
-from ctxspec.conformance.cases import load_cases
+from ctxspec.conformance.corpus.cases import load_cases
 from ctxspec.conformance.harnesses import pi as pi_adapter
 from ctxspec.conformance.harnesses.kit.tree import real_path, validate_tree
 from ctxspec.conformance.transport.base import Implementation

@@ -13,7 +13,7 @@ import pytest
 
 from ctxspec.conformance.harnesses.reference import HELLO as REFERENCE_HELLO
 from ctxspec.conformance.protocol import OPS, STDOUT_RULE, validate_args
-from ctxspec.conformance.smoke import (
+from ctxspec.conformance.runner.smoke import (
     EXIT_STATUS,
     STATUSES,
     STRAY_RULE,
@@ -59,7 +59,7 @@ class TestRequests:
 
     def test_a_case_expecting_a_result_is_preferred(self, tmp_path: Path) -> None:
         """Where an op has cases expecting a result, one of them is sent."""
-        from ctxspec.conformance.cases import load_cases  # noqa: PLC0415
+        from ctxspec.conformance.corpus.cases import load_cases  # noqa: PLC0415
 
         by_id = {case.id: case for case in load_cases()}
         for op, (case, _) in requests_by_op(tmp_path).items():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctxspec.conformance.cli_args import suite_properties
-from ctxspec.conformance.expectations import default_expectations_file, load_expectations
+from ctxspec.conformance.runner.expectations import default_expectations_file, load_expectations
 
 
 def test_properties_parametrized_per_op_are_named() -> None:

@@ -16,11 +16,15 @@ import pytest
 from hypothesis.internal.conjecture import providers
 from paths import FAKE_IMPL
 
-from ctxspec.conformance.cases import load_cases
 from ctxspec.conformance.cli import _parser, conform_args
-from ctxspec.conformance.examples import VERDICT_EXAMPLES, property_seed, without_local_constants
-from ctxspec.conformance.recording import read_failures
-from ctxspec.conformance.results import stable_text
+from ctxspec.conformance.corpus.cases import load_cases
+from ctxspec.conformance.runner.examples import (
+    VERDICT_EXAMPLES,
+    property_seed,
+    without_local_constants,
+)
+from ctxspec.conformance.runner.recording import read_failures
+from ctxspec.conformance.runner.results import stable_text
 from ctxspec.conformance.tools.same_verdict import verdict
 
 pytestmark = pytest.mark.slow  # whole conform runs, compared

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 import pytest
 
-from ctxspec.conformance.cases import Case, load_cases
+from ctxspec.conformance.corpus.cases import Case, load_cases
 from ctxspec.reference._utf8 import byte_length, decode
 from ctxspec.reference._utf16 import code_units
 from ctxspec.reference.compaction import entry_tokens

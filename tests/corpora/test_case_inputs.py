@@ -21,7 +21,7 @@ from typing import Final
 import pytest
 from corpus_kinds import CORE, UNKNOWN, entry_kinds, kinds_of, walking_ops
 
-from ctxspec.conformance.cases import Case, load_cases
+from ctxspec.conformance.corpus.cases import Case, load_cases
 
 _METADATA = frozenset({"thinking_level_change", "model_change", "custom", "label", "session_info"})
 _SESSION_ROLES = frozenset({"message:bashExecution", "message:custom"})

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 import pytest
 
-from ctxspec.conformance.cases import load_cases
+from ctxspec.conformance.corpus.cases import load_cases
 
 # (engine, pattern): wordings of a runtime, never of Pi or of a tool Pi runs (ripgrep's
 # and the `yaml` package's messages are theirs, and both sides give them)

@@ -16,7 +16,7 @@ from typing import Final
 
 from corpus_kinds import CORE, MESSAGE_KINDS, entry_kinds, kinds_of, walking_ops
 
-from ctxspec.conformance.cases import Case, load_cases
+from ctxspec.conformance.corpus.cases import Case, load_cases
 
 # Pi 0.85.0 writes a summary as its own entry (`branch_summary`, `compaction`), never as a
 # message entry of its role: those columns cover it

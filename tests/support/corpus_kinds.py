@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from ctxspec.conformance.cases import Case
+from ctxspec.conformance.corpus.cases import Case
 from ctxspec.conformance.protocol import OPS, op_schema
 from ctxspec.reference.messages import MESSAGE_ROLES
 from ctxspec.reference.session import ENTRY_TYPES, parse_session_entries

@@ -36,7 +36,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Final
 
-from ctxspec.conformance.progress import status
+from ctxspec.conformance.runner.progress import status
 from ctxspec.conformance.transport.cache import STAMP, cache_root, ensure, run_logged
 from ctxspec.conformance.transport.named import FAMILIES, InstallError, Launch
 from ctxspec.conformance.transport.ripgrep import RIPGREP_MISSING, ripgrep_dir

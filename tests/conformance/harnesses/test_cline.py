@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from ctxspec.conformance.harnesses import cline
+from ctxspec.conformance.judging.universal.units import lone_surrogates
 from ctxspec.conformance.transport.base import Implementation
 from ctxspec.conformance.transport.named import parse_named
-from ctxspec.conformance.universal.units import lone_surrogates
 
 VERSION = "0.0.86"
 SPEC = f"cline@{VERSION}"  # the conftest's `impl` fixture starts it once for the module

@@ -16,11 +16,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from paths import FAKE_IMPL
 
-from ctxspec.conformance import equivalence
-from ctxspec.conformance.cases import expand, lint, load_cases, load_cases_from
-from ctxspec.conformance.check import check_case
 from ctxspec.conformance.cli import main
+from ctxspec.conformance.corpus.cases import expand, lint, load_cases, load_cases_from
 from ctxspec.conformance.harnesses.reference import ReferenceImplementation
+from ctxspec.conformance.judging import equivalence
+from ctxspec.conformance.judging.check import check_case
 from ctxspec.conformance.protocol import OPS, OpError, validate_args
 from ctxspec.conformance.strategies.ops import OP_ARGS
 from ctxspec.conformance.tools import fuzz, fuzz_cases

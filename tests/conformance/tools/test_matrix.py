@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from paths import FAKE_IMPL
 
-from ctxspec.conformance.cases import load_cases
+from ctxspec.conformance.corpus.cases import load_cases
 from ctxspec.conformance.tools.matrix import (
     build_matrix,
     render_html,

@@ -23,8 +23,6 @@ from hypothesis import strategies as st
 from paths import FAKE_IMPL
 from processes import alive
 
-from ctxspec.conformance.compare import differences as diff
-from ctxspec.conformance.compare import render, render_value, shorten
 from ctxspec.conformance.errors import (
     MESSAGE_CHARS,
     Crashed,
@@ -33,7 +31,9 @@ from ctxspec.conformance.errors import (
     StopAfterTimeout,
     Timeout,
 )
-from ctxspec.conformance.plugin import STARTUP_FAILED_STATUS
+from ctxspec.conformance.judging.compare import differences as diff
+from ctxspec.conformance.judging.compare import render, render_value, shorten
+from ctxspec.conformance.runner.plugin import STARTUP_FAILED_STATUS
 from ctxspec.conformance.transport.wire import STDERR_TAIL_BYTES, WireImplementation
 
 pytestmark = pytest.mark.slow  # the faults run whole conform processes

@@ -13,8 +13,8 @@ import pytest
 from conform import conform
 
 from ctxspec.conformance.errors import StartupFailed
-from ctxspec.conformance.plugin import STARTUP_FAILED_STATUS
 from ctxspec.conformance.protocol import STDOUT_RULE
+from ctxspec.conformance.runner.plugin import STARTUP_FAILED_STATUS
 from ctxspec.conformance.transport.wire import WireImplementation
 
 pytestmark = pytest.mark.slow  # each test starts the fake implementation as a process

@@ -10,11 +10,11 @@ import pytest
 import yaml
 
 from ctxspec.conformance.errors import CorpusError
-from ctxspec.conformance.profiles import Profile, load_profile, profile_for
-from ctxspec.conformance.universal import CHECKS, NotDeclared, judge
-from ctxspec.conformance.universal.compaction import expected_compact
-from ctxspec.conformance.universal.instructions import select
-from ctxspec.conformance.universal.units import size
+from ctxspec.conformance.judging.universal import CHECKS, NotDeclared, judge
+from ctxspec.conformance.judging.universal.compaction import expected_compact
+from ctxspec.conformance.judging.universal.instructions import select
+from ctxspec.conformance.judging.universal.units import size
+from ctxspec.conformance.runner.profiles import Profile, load_profile, profile_for
 
 HEAD_TAIL = {
     "unit": "utf16", "limit": 40, "keeps": "head+tail", "recover": "path", "source": "test",

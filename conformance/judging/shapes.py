@@ -1,7 +1,7 @@
 """An answer's departures from its op's result schema, as differences.
 
 Where the reference answers an op, an answer is judged against the reference's answer.
-The agent ops have none: they are judged by universal checks (`ctxspec.conformance.universal`)
+The agent ops have none: they are judged by universal checks (`ctxspec.conformance.judging.universal`)
 that read the answer's fields. An answer those checks cannot read (a field missing, a
 field of another JSON type, a list where an object is due) is told by the op's result
 schema (`schemas/ops/`) instead: each departure is one `compare.Difference`, `missing`
@@ -21,7 +21,7 @@ from typing import Any, Final
 
 import jsonschema
 
-from ctxspec.conformance.compare import Difference
+from ctxspec.conformance.judging.compare import Difference
 from ctxspec.conformance.protocol import op_schema
 
 __all__ = ["schema_differences"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxspec.conformance.cases import BOUNDARIES, LEVELS
+from ctxspec.conformance.corpus.cases import BOUNDARIES, LEVELS
 from ctxspec.conformance.transport.wire import DEFAULT_MAX_ANSWER_BYTES
 
 __all__ = ["add_options"]

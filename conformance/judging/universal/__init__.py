@@ -1,5 +1,5 @@
 """The universal checks: what any sound coding agent does at the five boundaries, judged
-in the agent's own declared terms (its profile, `ctxspec.conformance.profiles`).
+in the agent's own declared terms (its profile, `ctxspec.conformance.runner.profiles`).
 
 Each check is a function `(terms, args, result) -> [Difference]` that reads the profile's
 terms for its op and returns one `violates:<check>` difference per broken promise (empty
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
-from ctxspec.conformance.compare import Difference
-from ctxspec.conformance.profiles import Profile
-from ctxspec.conformance.universal import compaction, instructions, tool_output
+from ctxspec.conformance.judging.compare import Difference
+from ctxspec.conformance.judging.universal import compaction, instructions, tool_output
+from ctxspec.conformance.runner.profiles import Profile
 
 __all__ = ["CHECKS", "NotDeclared", "judge"]
 

@@ -30,8 +30,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from ctxspec.conformance.cases import Case, load_cases
 from ctxspec.conformance.cli_args import impl_spec, output_file, seconds
+from ctxspec.conformance.corpus.cases import Case, load_cases
 from ctxspec.conformance.errors import AdapterError, EnvironmentMissing, StartupFailed
 from ctxspec.conformance.protocol import ERROR_TYPES, quote_line, validate_shape
 from ctxspec.conformance.transport.resolve import (

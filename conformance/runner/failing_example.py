@@ -11,7 +11,7 @@ traceback, repr or pytest wording; `conform --debug` appends pytest's own report
 
 - `Exchange`: one request, the implementation's answer and the reference's; judged
   against the reference's answer, or where the reference answers no such op (`agent.*`)
-  against the op's result schema (`ctxspec.conformance.shapes`).
+  against the op's result schema (`ctxspec.conformance.judging.shapes`).
 - `exchanges_of(recording)`: the recorded example, each request asked of the reference.
 - `reading_shapes(test)`: a property test whose `KeyError`, `IndexError`, `TypeError` or
   `AttributeError` on an answer of an unexpected shape is that answer's differences
@@ -33,15 +33,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from ctxspec.conformance.cases import rule_index
-from ctxspec.conformance.check import ReferenceMismatch, ResultMismatch, reference_verdict
-from ctxspec.conformance.compare import render, shorten
-from ctxspec.conformance.equivalence import Outcome, ask
+from ctxspec.conformance.corpus.cases import rule_index
 from ctxspec.conformance.errors import AdapterError, StopAfterTimeout
 from ctxspec.conformance.harnesses.reference import in_process
-from ctxspec.conformance.recording import Recording
-from ctxspec.conformance.results import Findings, slug
-from ctxspec.conformance.shapes import schema_differences
+from ctxspec.conformance.judging.check import ReferenceMismatch, ResultMismatch, reference_verdict
+from ctxspec.conformance.judging.compare import render, shorten
+from ctxspec.conformance.judging.equivalence import Outcome, ask
+from ctxspec.conformance.judging.shapes import schema_differences
+from ctxspec.conformance.runner.recording import Recording
+from ctxspec.conformance.runner.results import Findings, slug
 from ctxspec.conformance.transport.base import Implementation
 
 __all__ = [

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from ctxspec.conformance.compare import Difference
-from ctxspec.conformance.universal.units import lone_surrogates, replacements, size
+from ctxspec.conformance.judging.compare import Difference
+from ctxspec.conformance.judging.universal.units import lone_surrogates, replacements, size
 
 __all__ = ["CHECKS", "Selected", "select"]
 

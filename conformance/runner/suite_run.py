@@ -2,7 +2,7 @@
 
 The tools that need whole runs (`matrix`, `changelog`, `expectations write`, `sweep`)
 start `ctxspec conform --impl IMPL --json FILE` through this function and read the
-record it writes (`ctxspec.conformance.results` says what a record holds). The child is
+record it writes (`ctxspec.conformance.runner.results` says what a record holds). The child is
 `ctxspec conform` itself, never an implementation: the implementation's process is
 started inside it, by `ctxspec.conformance.transport`. A run in a child keeps each run's
 pytest session, its implementation processes and its memory apart, as CI runs them.

@@ -38,7 +38,7 @@ __all__ = ["OFF_VARIABLE", "cache_file", "corpus_key", "load"]
 OFF_VARIABLE: Final = "CTXSPEC_CORPUS_CACHE"
 _KEEP: Final = 8  # cached corpora kept (several checkouts may share the cache)
 # what a loaded case depends on, besides the corpus: the code that parses and expands it
-_CODE: Final = ("cases.py", "builders.py", "protocol.py", "errors.py")
+_CODE: Final = ("corpus/cases.py", "corpus/builders.py", "protocol.py", "errors.py")
 
 T = TypeVar("T")
 

@@ -6,8 +6,8 @@ defaults (`op`, `rule`, `level`) applied and string builders expanded. Problems 
 `CorpusError`s naming the file and the case.
 
 Builders (so a 300 KB line, a lone surrogate or a 30,000-token session stays readable in
-YAML) are `ctxspec.conformance.builders`: `$repeat`, `$concat`, `$codeUnits`, `$lines`, `$session`,
-`$slice`, `$messages`, `$jsonl`, `$base64`. Renamed ids are `ctxspec.conformance.aliases`.
+YAML) are `ctxspec.conformance.corpus.builders`: `$repeat`, `$concat`, `$codeUnits`, `$lines`, `$session`,
+`$slice`, `$messages`, `$jsonl`, `$base64`. Renamed ids are `ctxspec.conformance.corpus.aliases`.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from typing import Any, Final, Literal
 import jsonschema
 import yaml
 
-from ctxspec.conformance import corpus_cache
-from ctxspec.conformance.builders import expand
+from ctxspec.conformance.corpus import cache as corpus_cache
+from ctxspec.conformance.corpus.builders import expand
 from ctxspec.conformance.errors import CorpusError
+from ctxspec.conformance.judging.universal import CHECKS
 from ctxspec.conformance.protocol import first_problem, validate_args
-from ctxspec.conformance.universal import CHECKS
 from ctxspec.corpora import cases_root
 
 __all__ = [

@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from ctxspec.conformance.aliases import rename_keys
+from ctxspec.conformance.corpus.aliases import rename_keys
 from ctxspec.conformance.errors import CorpusError
 
 __all__ = ["Expectations", "default_expectations_file", "load_expectations"]

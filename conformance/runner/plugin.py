@@ -5,7 +5,7 @@ Options: `--impl` (reference | pi@0.85.0 | a command), `--expectations FILE`, `-
 `--results-json FILE`, `--summary-md FILE`. Golden cases become test items named by case
 id, marked with their boundary; cases and properties listed in the implementation's
 expectations file run as strict expected failures. The hooks here collect and run; each
-report becomes a record (`ctxspec.conformance.results`: statuses, records, divergence classes
+report becomes a record (`ctxspec.conformance.runner.results`: statuses, records, divergence classes
 and the terminal, JSON and Markdown renderers), which the controller gathers from the
 workers and renders at the end of the run.
 
@@ -33,10 +33,8 @@ import pytest
 from hypothesis import settings
 
 from ctxspec.conformance import DATA_VERSION, __version__
-from ctxspec.conformance.aliases import RenamedCaseWarning, new_id, renamed_messages
-from ctxspec.conformance.cases import BOUNDARIES, Case, corpus_digest, load_cases
-from ctxspec.conformance.check import CaseMismatch
-from ctxspec.conformance.compare import shorten
+from ctxspec.conformance.corpus.aliases import RenamedCaseWarning, new_id, renamed_messages
+from ctxspec.conformance.corpus.cases import BOUNDARIES, Case, corpus_digest, load_cases
 from ctxspec.conformance.errors import (
     AdapterError,
     CorpusError,
@@ -44,18 +42,21 @@ from ctxspec.conformance.errors import (
     StartupFailed,
     StopAfterTimeout,
 )
-from ctxspec.conformance.examples import (
+from ctxspec.conformance.judging.check import CaseMismatch
+from ctxspec.conformance.judging.compare import shorten
+from ctxspec.conformance.protocol import PROTOCOL_VERSION
+from ctxspec.conformance.runner.examples import (
     EXPLORING_PROFILES,
     example_policy,
     property_seed,
     without_local_constants,
 )
-from ctxspec.conformance.expectations import (
+from ctxspec.conformance.runner.expectations import (
     Expectations,
     default_expectations_file,
     load_expectations,
 )
-from ctxspec.conformance.failing_example import (
+from ctxspec.conformance.runner.failing_example import (
     EXAMPLES_DIR,
     Told,
     exchanges_of,
@@ -63,12 +64,11 @@ from ctxspec.conformance.failing_example import (
     save_example,
     tell_property,
 )
-from ctxspec.conformance.plugin_options import add_options
-from ctxspec.conformance.profiles import Profile, profile_for
-from ctxspec.conformance.protocol import PROTOCOL_VERSION
-from ctxspec.conformance.recording import Recording, append_failure, restarting_each_example
-from ctxspec.conformance.report_paths import shown_path
-from ctxspec.conformance.results import (
+from ctxspec.conformance.runner.options import add_options
+from ctxspec.conformance.runner.profiles import Profile, profile_for
+from ctxspec.conformance.runner.recording import Recording, append_failure, restarting_each_example
+from ctxspec.conformance.runner.report_paths import shown_path
+from ctxspec.conformance.runner.results import (
     FAILING,
     NOT_APPLICABLE,
     REPORT_CHARS,
@@ -82,7 +82,7 @@ from ctxspec.conformance.results import (
     results_document,
     terminal_lines,
 )
-from ctxspec.conformance.tracebacks import forget_locals, forgetting
+from ctxspec.conformance.runner.tracebacks import forget_locals, forgetting
 from ctxspec.conformance.transport.named import ENGINE_NAMES, FAMILIES
 from ctxspec.conformance.transport.processes import join_run, run_dir
 from ctxspec.conformance.transport.resolve import Implementation, InstallError, open_implementation
@@ -371,7 +371,7 @@ def impl(request: pytest.FixtureRequest) -> Generator[Implementation, None, None
 
 @pytest.fixture(scope="session")
 def agent_profile(request: pytest.FixtureRequest) -> Profile:
-    """The declared terms `agent.*` answers are judged by (`ctxspec.conformance.profiles`)."""
+    """The declared terms `agent.*` answers are judged by (`ctxspec.conformance.runner.profiles`)."""
     return request.config.stash[_agent_profile_key]
 
 
@@ -535,7 +535,7 @@ def _tell(
     status: str,
     excinfo: pytest.ExceptionInfo[BaseException] | None,
 ) -> Told | None:
-    """A property that failed, told as protocol data (`ctxspec.conformance.failing_example`); its
+    """A property that failed, told as protocol data (`ctxspec.conformance.runner.failing_example`); its
     example saved under the cwd for `conform --replay` when it is to be fixed or pinned."""
     recording = getattr(item, "funcargs", {}).get("impl")
     if (

@@ -25,16 +25,16 @@ from pathlib import Path
 from typing import Any, Final
 
 from ctxspec.conformance.cli_args import UsageError
-from ctxspec.conformance.equivalence import ask
 from ctxspec.conformance.errors import StartupFailed
-from ctxspec.conformance.failing_example import (
+from ctxspec.conformance.harnesses.reference import in_process
+from ctxspec.conformance.judging.equivalence import ask
+from ctxspec.conformance.runner.failing_example import (
     Exchange,
     json_text,
     reference_answer,
     tell_exchanges,
 )
-from ctxspec.conformance.harnesses.reference import in_process
-from ctxspec.conformance.recording import read_failures
+from ctxspec.conformance.runner.recording import read_failures
 from ctxspec.conformance.tools.fuzz import Found, compare
 from ctxspec.conformance.tools.fuzz_cases import write_cases
 from ctxspec.conformance.transport.resolve import open_implementation

@@ -14,8 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ctxspec.conformance.compare import Difference
-from ctxspec.conformance.universal.units import lone_surrogates, replacements, size
+from ctxspec.conformance.judging.compare import Difference
+from ctxspec.conformance.judging.universal.units import lone_surrogates, replacements, size
 
 __all__ = ["CHECKS"]
 

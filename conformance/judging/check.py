@@ -9,7 +9,7 @@ or mistyped field is one difference among the others, never a reason to drop the
 
 - `check_case(impl, case, profile)`: raise `CaseMismatch` when the answer is not the
   case's: its expected result or error, or for an `agent.*` case the universal checks it
-  names, judged in the profile's terms (`ctxspec.conformance.universal`).
+  names, judged in the profile's terms (`ctxspec.conformance.judging.universal`).
 - `answer(impl, op, args)`: ask one request, its top-level type checked (properties).
 - `result_of(impl, op, args)`: the result an invariant property reads (an error fails).
 - `assert_same(op, args, expected, reply)`: a differential property's comparison.
@@ -23,16 +23,16 @@ from typing import Any
 
 import pytest
 
-from ctxspec.conformance.cases import Case, rule_index, same_input
-from ctxspec.conformance.compare import Difference, render, render_value, shorten
-from ctxspec.conformance.equivalence import result_differences
+from ctxspec.conformance.corpus.cases import Case, rule_index, same_input
 from ctxspec.conformance.errors import ProtocolViolation
-from ctxspec.conformance.profiles import Profile
+from ctxspec.conformance.judging.compare import Difference, render, render_value, shorten
+from ctxspec.conformance.judging.equivalence import result_differences
+from ctxspec.conformance.judging.shapes import schema_differences
+from ctxspec.conformance.judging.universal import NotDeclared, judge
 from ctxspec.conformance.protocol import validate_shape
-from ctxspec.conformance.results import Findings
-from ctxspec.conformance.shapes import schema_differences
+from ctxspec.conformance.runner.profiles import Profile
+from ctxspec.conformance.runner.results import Findings
 from ctxspec.conformance.transport.base import Implementation, Reply
-from ctxspec.conformance.universal import NotDeclared, judge
 
 __all__ = [
     "CaseMismatch",
@@ -51,7 +51,7 @@ class ResultMismatch(AssertionError):
     """The implementation answered, within the protocol, something other than expected.
 
     `findings` holds every difference in short, rendered form (never the answer), for
-    the record and its divergence classes (`ctxspec.conformance.results`).
+    the record and its divergence classes (`ctxspec.conformance.runner.results`).
     """
 
     def __init__(self, message: str, findings: Findings) -> None:

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ctxspec.conformance.compare import Difference
+from ctxspec.conformance.judging.compare import Difference
 
 __all__ = ["CHECKS", "expected_compact"]
 

@@ -60,7 +60,7 @@ class Difference:
     missing: bool = False  # the actual value lacks this path altogether
     extra: bool = False  # the actual value has a path the expectation does not
     check: str | None = (
-        None  # a universal check this answer breaks (`ctxspec.conformance.universal`)
+        None  # a universal check this answer breaks (`ctxspec.conformance.judging.universal`)
     )
 
     @property

@@ -37,9 +37,9 @@ from typing import Any, Final
 
 import pytest
 
-from ctxspec.conformance.cases import Case
-from ctxspec.conformance.compare import Difference, render_value, shorten, string_windows
+from ctxspec.conformance.corpus.cases import Case
 from ctxspec.conformance.errors import AdapterError, EnvironmentMissing, StopAfterTimeout
+from ctxspec.conformance.judging.compare import Difference, render_value, shorten, string_windows
 
 __all__ = [
     "FAILING",

@@ -7,7 +7,7 @@ place where Pi itself leaves the answer open:
 - `UNORDERED_LINES`: ops whose text lists lines in an order Pi leaves unspecified
   (`tool.grep`: ripgrep searches files in parallel, in readdir order). The same lines in
   another order are the same answer (`same_lines`, `result_differences`). The golden
-  checks (`ctxspec.conformance.check`) and fuzz apply it alike.
+  checks (`ctxspec.conformance.judging.check`) and fuzz apply it alike.
 - `one_of_the_limited_answers`: under grep's match limit, which matches arrive first
   depends on thread timing, so an answer is one of the oracle's when it has as many
   lines, the same notices, and each shown line is one the oracle shows with no limit.
@@ -25,8 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ctxspec.conformance.compare import Difference, differences
 from ctxspec.conformance.errors import AdapterError, StartupFailed, StopAfterTimeout
+from ctxspec.conformance.judging.compare import Difference, differences
 from ctxspec.conformance.protocol import OpError, validate_shape
 from ctxspec.conformance.transport.base import Implementation, Reply
 

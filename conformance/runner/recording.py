@@ -3,7 +3,7 @@
 `conform` wraps the implementation under test in `Recording`, which keeps the requests
 of the example being run and the implementation's answers (cleared at each test's and
 each example's start); when a property fails, hypothesis has just rerun its minimal
-example, so what is kept is that example, which `ctxspec.conformance.failing_example` tells as
+example, so what is kept is that example, which `ctxspec.conformance.runner.failing_example` tells as
 protocol data. With `conform --record-requests FILE`, one JSON line
 `{property, seed, requests: [{op, args}]}` is also appended to FILE; `ctxspec sweep`
 reads those lines, asks each request of the oracle and of the implementation, and writes
@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ctxspec.conformance.equivalence import Outcome
 from ctxspec.conformance.errors import AdapterError, StopAfterTimeout
+from ctxspec.conformance.judging.equivalence import Outcome
 from ctxspec.conformance.transport.base import Implementation, Reply
 
 __all__ = ["Recording", "append_failure", "read_failures", "restarting_each_example"]
