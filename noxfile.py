@@ -14,7 +14,7 @@ the killer). docs/implementations.md has each conform session's wall time.
 
 from __future__ import annotations
 
-import re
+import importlib.util
 import shutil
 from pathlib import Path
 
@@ -29,19 +29,15 @@ EXPECTATIONS = Path("conformance/expectations")
 
 def _shipped() -> list[str]:
     """Every implementation with an expectations file, by the name in it: the reference and
-    the fast engine, the Pi releases oldest first, then the forks and ports by name."""
-    found = (
-        re.search(r"^implementation: (\S+)$", path.read_text("utf-8"), re.MULTILINE)
-        for path in EXPECTATIONS.glob("*.yaml")
-    )
-    names = [match.group(1) for match in found if match is not None]
-
-    def order(name: str) -> tuple[int, tuple[int, ...], str]:
-        family, _, version = name.partition("@")
-        rank = {"reference": 0, "fastengine": 1, "pi": 2}.get(family, 3)
-        return rank, tuple(int(x) for x in re.findall(r"\d+", version)) if rank == 2 else (), name
-
-    return sorted(names, key=order)
+    the fast engine, the Pi releases oldest first, then the forks and ports by name. The
+    rule is the package's (`ctxspec impl list --json` reads it too), loaded by its path:
+    nox's own interpreter need not have ctxspec installed."""
+    spec = importlib.util.spec_from_file_location("shipped", "conformance/runner/shipped.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    names: list[str] = module.shipped_implementations(EXPECTATIONS)
+    return names
 
 
 IMPLEMENTATIONS = _shipped()

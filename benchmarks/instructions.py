@@ -13,7 +13,7 @@ its instructions are not comparable.
 How: one process per engine runs under Callgrind (Debian's `valgrind`), `python -m
 ctxspec.benchmarks.instructions serve ENGINE JOBS.json`, with `PYTHONHASHSEED=0`, on inputs written
 beforehand by the runner (the generators are seeded: the same bytes every time). It calls
-the bench handlers of `ctxspec.conformance.harnesses.reference.ops.bench`, exactly what
+the bench handlers of `ctxspec.conformance.engines.reference.ops.bench`, exactly what
 `ctxspec bench` times, after replacing their `measured` (the one function that wraps the
 measured call) by one that calls `os.sched_yield()` just before and just after the call.
 Callgrind runs with `--dump-before=sched_yield`: entering the libc function writes the
@@ -242,11 +242,11 @@ def _summary(dump: Path) -> int:
 
 def _serve(engine: str, listing: Path) -> None:
     """The counting process: every job's bench op once, its measured call between marks."""
-    from ctxspec.conformance.harnesses.reference.ops import REFERENCE, bench  # noqa: PLC0415
+    from ctxspec.conformance.engines.reference.ops import REFERENCE, bench  # noqa: PLC0415
 
     chosen = REFERENCE
     if engine == "fastengine":
-        from ctxspec.conformance.harnesses.fastengine import FAST  # noqa: PLC0415
+        from ctxspec.conformance.engines.fastengine import FAST  # noqa: PLC0415
 
         chosen = FAST
     handlers = bench.handlers(chosen)

@@ -1,8 +1,8 @@
 """Any implementation measured over protocol v1: `ctxspec bench --impl X` (one or more).
 
 Each implementation runs as its own process (the reference and the fast engine too,
-`python -m ctxspec.conformance.harnesses.reference` and `python -m ctxspec.conformance.harnesses.fastengine`),
-a fresh one per input size or session length, so its
+`python -m ctxspec.conformance.engines.reference` and `python -m
+ctxspec.conformance.engines.fastengine`), a fresh one per input size or session length, so its
 peak memory (`VmHWM` of the process and its descendants, read from /proc) belongs to
 that size alone. The reference is the oracle: it answers every request once, first, and
 is timed (a column of its own, `rounds` rounds) only when named among the

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ctxspec.benchmarks.answers import Suspect
-from ctxspec.conformance.harnesses.reference.ops.bench import (
+from ctxspec.conformance.engines.reference.ops.bench import (
     HELPERS,
     NAVIGATION_STAMP,
     OPEN_HELPERS,

@@ -4,6 +4,13 @@
 and names each differing path. Lists of different lengths are aligned item by item, so
 an item missing from the middle is one `missing` item, not a difference at every later
 index, and every item past the shorter side is shown as `missing` or `extra`.
+`first_difference()` stops at the first, without aligning anything: the benchmark's
+check of an answer of a million entries.
+
+A path has one syntax, everywhere a difference is named (`json_path`): `$` is the whole
+value, `.name` a key that is a plain name, `["…"]` any other key as a JSON string
+(`$.files["src/a.ts"]`, `$[""]`, `$["length"]`), `[3]` a list index, and `.length` a
+list's length. `canonical()` is the one text of a JSON value.
 
 `render()` prints strings with every invisible or ambiguous character made visible and,
 for a string difference, every differing window (`string_windows`) with the UTF-8 bytes
@@ -15,7 +22,9 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 import unicodedata
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -23,9 +32,16 @@ from ctxspec.reference import _utf8
 from ctxspec.reference._utf16 import code_units
 
 __all__ = [
+    "ROOT",
     "Difference",
     "Window",
+    "canonical",
     "differences",
+    "elide_indices",
+    "first_difference",
+    "index_path",
+    "json_path",
+    "key_path",
     "render",
     "render_value",
     "shorten",
@@ -72,37 +88,85 @@ class Difference:
         return "missing" if self.missing else "extra" if self.extra else "differs"
 
 
-def differences(expected: Any, actual: Any, path: str = "$") -> list[Difference]:
+ROOT: Final = "$"
+_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# an index, or a quoted key skipped whole (so a key `"a[0]"` keeps its `[0]`)
+_STEP: Final = re.compile(r'\[(\d+)\]|\["(?:[^"\\]|\\.)*"\]')
+
+
+def key_path(path: str, key: str) -> str:
+    """The path of `key` in the object at `path`: `.name` for a plain name, else the key
+    as a JSON string in brackets (a key `length` too: `.length` is a list's length).
+
+    >>> key_path("$", "a"), key_path("$", "a.b"), key_path("$", ""), key_path("$", "length")
+    ('$.a', '$["a.b"]', '$[""]', '$["length"]')
+    """
+    if _NAME.fullmatch(key) and key != "length":
+        return f"{path}.{key}"
+    return f"{path}[{json.dumps(key)}]"
+
+
+def index_path(path: str, index: int) -> str:
+    """The path of item `index` of the list at `path`: `$.a[3]`."""
+    return f"{path}[{index}]"
+
+
+def json_path(parts: Iterable[str | int]) -> str:
+    """The path of a value reached by keys (str) and indices (int) from the root.
+
+    >>> json_path(["skills", 0, "name"]), json_path(["files", "src/a.ts", 2])
+    ('$.skills[0].name', '$.files["src/a.ts"][2]')
+    """
+    path = ROOT
+    for part in parts:
+        path = index_path(path, part) if isinstance(part, int) else key_path(path, part)
+    return path
+
+
+def elide_indices(path: str, mark: str) -> str:
+    """`path` with every list index written `mark` (quoted keys left as they are).
+
+    >>> elide_indices('$.a[3]["b[0]"][12]', "[*]")
+    '$.a[*]["b[0]"][*]'
+    """
+    return _STEP.sub(lambda m: mark if m[1] is not None else m[0], path)
+
+
+def differences(expected: Any, actual: Any, path: str = ROOT) -> list[Difference]:
     """Every path where `actual` differs from `expected` (both plain JSON values)."""
+    return list(_walk(expected, actual, path))
+
+
+def first_difference(expected: Any, actual: Any) -> Difference | None:
+    """The first of `differences(expected, actual)`, found without walking the rest (a
+    list of another length is its `.length`, before any item is aligned)."""
+    return next(_walk(expected, actual, ROOT), None)
+
+
+def _walk(expected: Any, actual: Any, path: str) -> Iterator[Difference]:
     if isinstance(expected, dict) and isinstance(actual, dict):
-        found = []
         for key in expected:
             if key not in actual:
-                found.append(Difference(f"{path}.{key}", expected[key], None, missing=True))
+                yield Difference(key_path(path, key), expected[key], None, missing=True)
             else:
-                found += differences(expected[key], actual[key], f"{path}.{key}")
-        found += [
-            Difference(f"{path}.{key}", None, actual[key], extra=True)
-            for key in actual
-            if key not in expected
-        ]
-        return found
+                yield from _walk(expected[key], actual[key], key_path(path, key))
+        for key in actual:
+            if key not in expected:
+                yield Difference(key_path(path, key), None, actual[key], extra=True)
+        return
     if isinstance(expected, list) and isinstance(actual, list):
         if len(expected) == len(actual):
-            found = []
             for index, (e, a) in enumerate(zip(expected, actual, strict=True)):
-                found += differences(e, a, f"{path}[{index}]")
-            return found
-        return [
-            Difference(f"{path}.length", len(expected), len(actual)),
-            *_aligned(expected, actual, path),
-        ]
-    if _same(expected, actual):
-        return []
-    return [Difference(path, expected, actual)]
+                yield from _walk(e, a, index_path(path, index))
+            return
+        yield Difference(f"{path}.length", len(expected), len(actual))
+        yield from _aligned(expected, actual, path)
+        return
+    if not _same(expected, actual):
+        yield Difference(path, expected, actual)
 
 
-def _aligned(expected: list[Any], actual: list[Any], path: str) -> list[Difference]:
+def _aligned(expected: list[Any], actual: list[Any], path: str) -> Iterator[Difference]:
     """The differences of two lists of different lengths, item against matching item.
 
     The lists are aligned on their items' canonical JSON (`difflib`, no junk heuristic):
@@ -111,31 +175,32 @@ def _aligned(expected: list[Any], actual: list[Any], path: str) -> list[Differen
     missing or extra. So every item past the shorter side is shown, and one item dropped
     from the middle does not read as every later item changed.
     """
-    keys_e = [_canonical(item) for item in expected]
-    keys_a = [_canonical(item) for item in actual]
+    keys_e = [_item_key(item) for item in expected]
+    keys_a = [_item_key(item) for item in actual]
     matcher = difflib.SequenceMatcher(None, keys_e, keys_a, autojunk=False)
-    found: list[Difference] = []
     for tag, e_lo, e_hi, a_lo, a_hi in matcher.get_opcodes():
         if tag == "equal":
             continue
         paired = min(e_hi - e_lo, a_hi - a_lo)
         for offset in range(paired):
             e, a = e_lo + offset, a_lo + offset
-            found += differences(expected[e], actual[a], f"{path}[{e}]")
-        found += [
-            Difference(f"{path}[{i}]", expected[i], None, missing=True)
-            for i in range(e_lo + paired, e_hi)
-        ]
-        found += [
-            Difference(f"{path}[{i}]", None, actual[i], extra=True)
-            for i in range(a_lo + paired, a_hi)
-        ]
-    return found
+            yield from _walk(expected[e], actual[a], index_path(path, e))
+        for i in range(e_lo + paired, e_hi):
+            yield Difference(index_path(path, i), expected[i], None, missing=True)
+        for i in range(a_lo + paired, a_hi):
+            yield Difference(index_path(path, i), None, actual[i], extra=True)
 
 
-def _canonical(value: Any) -> str:
+def canonical(value: Any) -> str:
+    """`value` as one JSON text: keys sorted, no spaces, characters as they are. Two
+    values with the same text are the same answer (the converse fails only for numbers:
+    `1` and `1.0` are one number, as in JavaScript)."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _item_key(value: Any) -> str:
     """One text per JSON value, equal exactly when the values compare equal here."""
-    return json.dumps(_tagged(value), sort_keys=True, ensure_ascii=True)
+    return canonical(_tagged(value))
 
 
 def _tagged(value: Any) -> Any:

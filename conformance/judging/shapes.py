@@ -15,13 +15,12 @@ difference (never a `KeyError` inside a check).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from functools import cache
 from typing import Any, Final
 
 import jsonschema
 
-from ctxspec.conformance.judging.compare import Difference
+from ctxspec.conformance.judging.compare import Difference, json_path
 from ctxspec.conformance.protocol import op_schema
 
 __all__ = ["schema_differences"]
@@ -36,11 +35,6 @@ def _validator(op: str) -> jsonschema.Draft202012Validator | None:
     return None if schema is None else jsonschema.Draft202012Validator(schema)
 
 
-def _path(parts: Iterable[Any]) -> str:
-    """A JSON path as the reports write it: `$.skills[0].name`."""
-    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts)
-
-
 def _wanted(types: Any) -> str:
     named = types if isinstance(types, list) else [types]
     return " or ".join(_A.get(str(t), f"a {t}") for t in named)
@@ -53,7 +47,7 @@ def _departures(error: jsonschema.ValidationError) -> list[Difference]:
         fields = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
         return [
             Difference(
-                _path([*where, key]),
+                json_path([*where, key]),
                 _wanted(fields.get(key, {}).get("type", "value")),
                 None,
                 missing=True,
@@ -62,16 +56,16 @@ def _departures(error: jsonschema.ValidationError) -> list[Difference]:
             if key not in error.instance
         ]
     if error.validator == "type":
-        return [Difference(_path(where), _wanted(error.validator_value), error.instance)]
+        return [Difference(json_path(where), _wanted(error.validator_value), error.instance)]
     if error.validator == "enum":
         wanted = f"one of {json.dumps(error.validator_value)}"
-        return [Difference(_path(where), wanted, error.instance)]
+        return [Difference(json_path(where), wanted, error.instance)]
     if error.validator in ("oneOf", "anyOf") and error.context:
         best = jsonschema.exceptions.best_match(error.context)
         if best is not None:
             return _departures(best)
     wanted = f"{error.validator} {json.dumps(error.validator_value, default=str)}"
-    return [Difference(_path(where), wanted, error.instance)]
+    return [Difference(json_path(where), wanted, error.instance)]
 
 
 def schema_differences(op: str, result: Any) -> list[Difference]:

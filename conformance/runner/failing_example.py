@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from ctxspec.conformance.corpus.cases import rule_index
+from ctxspec.conformance.engines.reference import in_process
 from ctxspec.conformance.errors import AdapterError, StopAfterTimeout
-from ctxspec.conformance.harnesses.reference import in_process
 from ctxspec.conformance.judging.check import ReferenceMismatch, ResultMismatch, reference_verdict
 from ctxspec.conformance.judging.compare import render, shorten
 from ctxspec.conformance.judging.equivalence import Outcome, ask

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from ctxspec.conformance.cli_args import UsageError
+from ctxspec.conformance.engines.reference import in_process
 from ctxspec.conformance.errors import StartupFailed
-from ctxspec.conformance.harnesses.reference import in_process
 from ctxspec.conformance.judging.equivalence import ask
 from ctxspec.conformance.runner.failing_example import (
     Exchange,

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ctxspec.conformance.harnesses.reference import handle
+from ctxspec.conformance.engines.reference import handle
 from ctxspec.conformance.judging.check import answer, assert_same
 from ctxspec.conformance.transport.base import Implementation
 

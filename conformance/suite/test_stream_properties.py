@@ -14,7 +14,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from ctxspec.conformance.harnesses.reference import handle
+from ctxspec.conformance.engines.reference import handle
 from ctxspec.conformance.judging.check import answer, assert_same, result_of
 from ctxspec.conformance.judging.compare import differences, render
 from ctxspec.conformance.strategies.ops import chunked_streams

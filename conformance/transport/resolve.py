@@ -46,8 +46,8 @@ PI_NAME: Final = f"pi@{FAMILIES['pi'].default_version}"
 # this process (its `in_process()`, for `conform`) and serves it over the wire (`python -m
 # <module>`, what `bench` starts); found by name, as `named.FAMILIES` are
 ENGINES: Final[Mapping[str, str]] = {
-    "reference": "ctxspec.conformance.harnesses.reference",
-    "fastengine": "ctxspec.conformance.harnesses.fastengine",
+    "reference": "ctxspec.conformance.engines.reference",
+    "fastengine": "ctxspec.conformance.engines.fastengine",
 }
 assert tuple(ENGINES) == ENGINE_NAMES
 

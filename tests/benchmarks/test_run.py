@@ -19,8 +19,8 @@ from ctxspec.benchmarks import answers, measure, report
 from ctxspec.benchmarks import requests as bench_requests
 from ctxspec.benchmarks import run as bench_run
 from ctxspec.benchmarks.requests import make_session
-from ctxspec.conformance.harnesses import fastengine, reference
-from ctxspec.conformance.harnesses.reference import handle
+from ctxspec.conformance.engines import fastengine, reference
+from ctxspec.conformance.engines.reference import handle
 from ctxspec.conformance.protocol import validate_args, validate_result
 from ctxspec.corpora.generators.logs import cached_stream_log
 

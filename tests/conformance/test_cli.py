@@ -55,7 +55,7 @@ class TestConform:
 
     def test_wire_reference_gives_the_same_results(self, tmp_path: Path) -> None:
         """The reference over the wire reports exactly what the in-process reference does."""
-        over_wire = command([sys.executable, "-m", "ctxspec.conformance.harnesses.reference"])
+        over_wire = command([sys.executable, "-m", "ctxspec.conformance.engines.reference"])
         listed = default_expectations_file("reference")
         assert listed is not None
         args = ["--impl", over_wire, "--expectations", listed, "-k", "test_case"]

@@ -25,7 +25,7 @@ from ctxspec.conformance.tools.expectations_write import write_expectations
 pytestmark = pytest.mark.slow  # whole conform runs
 
 # the reference over the wire: an external command that answers exactly as Pi 0.85.0
-REFERENCE_COMMAND = shlex.join([sys.executable, "-m", "ctxspec.conformance.harnesses.reference"])
+REFERENCE_COMMAND = shlex.join([sys.executable, "-m", "ctxspec.conformance.engines.reference"])
 PI_BROKEN = ["--case", "unknown-leaf-invalid-input", "--case", "unknown-leaf-path-from-last-entry"]
 
 

@@ -22,8 +22,8 @@ from rich.console import Console
 
 from ctxspec.conformance.cli import main
 from ctxspec.conformance.corpus.cases import load_cases
+from ctxspec.conformance.engines.reference import ReferenceImplementation
 from ctxspec.conformance.harnesses import pi
-from ctxspec.conformance.harnesses.reference import ReferenceImplementation
 from ctxspec.conformance.runner.progress import status
 from ctxspec.conformance.runner.suite_run import Results
 from ctxspec.conformance.tools import changelog, fuzz, sweep

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from ctxspec.conformance.harnesses.reference import HELLO, handle
+from ctxspec.conformance.engines.reference import HELLO, handle
 from ctxspec.conformance.protocol import validate_result
 from ctxspec.reference.errors import InvalidInput
 from ctxspec.reference.tokens import get_last_assistant_usage

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from ctxspec.conformance.harnesses.reference import handle
+from ctxspec.conformance.engines.reference import handle
 from ctxspec.conformance.protocol import validate_args, validate_result
 
 SKILL = "---\nname: {name}\ndescription: d\n---\n"

@@ -13,8 +13,8 @@ from conform import conform
 from paths import FAKE_IMPL
 
 from ctxspec.conformance.corpus.cases import Case, load_cases
+from ctxspec.conformance.engines.reference import HELLO, handle
 from ctxspec.conformance.errors import ProtocolViolation
-from ctxspec.conformance.harnesses.reference import HELLO, handle
 from ctxspec.conformance.judging.check import CaseMismatch, check_case
 from ctxspec.conformance.judging.compare import differences
 from ctxspec.conformance.protocol import result_kinds, validate_shape

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxspec.conformance.harnesses.reference import HELLO as REFERENCE_HELLO
+from ctxspec.conformance.engines.reference import HELLO as REFERENCE_HELLO
 from ctxspec.conformance.protocol import OPS, STDOUT_RULE, validate_args
 from ctxspec.conformance.runner.smoke import (
     EXIT_STATUS,

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
+from ctxspec.conformance.engines.reference.ops import tools as grep_op
 from ctxspec.conformance.errors import EnvironmentMissing
 from ctxspec.conformance.harnesses.kit.tree import materialize
-from ctxspec.conformance.harnesses.reference.ops import tools as grep_op
 from ctxspec.conformance.transport import ripgrep
 from ctxspec.reference import tools
 from ctxspec.reference.tools import grep_from_ripgrep

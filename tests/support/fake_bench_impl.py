@@ -2,7 +2,7 @@
 
     python tests/support/fake_bench_impl.py MODE
 
-Answers every op like the reference (`ctxspec.conformance.harnesses.reference.handle`), except:
+Answers every op like the reference (`ctxspec.conformance.engines.reference.handle`), except:
   fast-wrong     bench answers altered (one more total line, an empty context, ...) and
                  timed at 1 µs: a fast wrong implementation
   under-reports  right bench answers, but each request sleeps 0.3 s more than it says
@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from ctxspec.conformance.harnesses.reference import HELLO, handle
+from ctxspec.conformance.engines.reference import HELLO, handle
 from ctxspec.conformance.protocol import OpError, decode_line, encode_line
 from ctxspec.conformance.transport.base import Reply
 

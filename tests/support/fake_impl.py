@@ -70,7 +70,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ctxspec.conformance.harnesses.reference import HELLO, handle
+from ctxspec.conformance.engines.reference import HELLO, handle
 
 
 def _setsid_child(modes: set[str], state: Path) -> None:

@@ -18,7 +18,7 @@ from paths import FAKE_IMPL
 
 from ctxspec.conformance.cli import main
 from ctxspec.conformance.corpus.cases import expand, lint, load_cases, load_cases_from
-from ctxspec.conformance.harnesses.reference import ReferenceImplementation
+from ctxspec.conformance.engines.reference import ReferenceImplementation
 from ctxspec.conformance.judging import equivalence
 from ctxspec.conformance.judging.check import check_case
 from ctxspec.conformance.protocol import OPS, OpError, validate_args
@@ -183,7 +183,7 @@ def test_case_yaml_keeps_lone_surrogates_and_odd_strings() -> None:
 
 
 def test_reference_agrees_with_itself_over_the_wire() -> None:
-    wire = WireImplementation([sys.executable, "-m", "ctxspec.conformance.harnesses.reference"])
+    wire = WireImplementation([sys.executable, "-m", "ctxspec.conformance.engines.reference"])
     try:
         reports = fuzz.fuzz(wire, ReferenceImplementation(), ops=None, examples=4, seed=3)
     finally:

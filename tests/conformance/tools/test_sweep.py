@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ctxspec.conformance.harnesses.reference import ReferenceImplementation
+from ctxspec.conformance.engines.reference import ReferenceImplementation
 from ctxspec.conformance.tools.sweep import loose, sweep_requests
 from ctxspec.conformance.transport.base import Implementation, Reply
 

@@ -125,7 +125,7 @@ class TestWireImplementation:
 
     def test_lone_surrogates_cross_the_wire(self) -> None:
         """A lone surrogate goes out and comes back intact (escaped JSON both ways)."""
-        impl = wire([sys.executable, "-m", "ctxspec.conformance.harnesses.reference"])
+        impl = wire([sys.executable, "-m", "ctxspec.conformance.engines.reference"])
         result = impl.call("truncate.head", {"content": "x\ud83d"}).result
         assert result["content"] == "x\ud83d"
         impl.close()
