@@ -337,6 +337,11 @@ def _parser() -> argparse.ArgumentParser:
     impl = commands.add_parser("impl", help="manage implementations ctxspec installs")
     impl.add_argument("action", choices=("install", "lock", "list"))
     impl.add_argument("name", nargs="?", help="NAME@VERSION, e.g. pi@1.6.0")
+    impl.add_argument(
+        "--json",
+        action="store_true",
+        help="list: one JSON object (the shipped implementations, the families, the Pi locks)",
+    )
     impl.set_defaults(run=impl_command)
 
     _add_tool_commands(commands)

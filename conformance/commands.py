@@ -1,7 +1,7 @@
 """Handlers of the subcommands around installs and expectations: `impl`, `expectations
 write` and `changelog` (the parser in `ctxspec.conformance.cli` calls them).
 
-- `impl_command`: `impl list`, `impl install NAME@VERSION`, `impl lock pi@VERSION`;
+- `impl_command`: `impl list [--json]`, `impl install NAME@VERSION`, `impl lock pi@VERSION`;
 - `expectations_command`: `expectations write --impl X [--from results.json]`, a run
   through `suite_run.run_suite` unless its results are given;
 - `changelog_command`: `changelog pi@A..pi@B`, its `--data` checked first.
@@ -14,22 +14,28 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from ctxspec.conformance.cli_args import UsageError, input_file, output_file, read_results, require
 from ctxspec.conformance.errors import CorpusError
 from ctxspec.conformance.harnesses import pi as pi_adapter
 from ctxspec.conformance.harnesses.pi import PI_VERSION
 from ctxspec.conformance.runner.expectations import default_expectations_file, load_expectations
+from ctxspec.conformance.runner.results import slug
+from ctxspec.conformance.runner.shipped import shipped_implementations
 from ctxspec.conformance.runner.suite_run import run_suite
 from ctxspec.conformance.tools.changelog import main_changelog
 from ctxspec.conformance.tools.expectations_write import load_changes, write_expectations
 from ctxspec.conformance.transport.named import install, parse_named
 from ctxspec.conformance.transport.resolve import FAMILIES, PI_NAME, InstallError, canonical_name
 
-__all__ = ["changelog_command", "expectations_command", "impl_command"]
+__all__ = ["changelog_command", "expectations_command", "impl_command", "impl_list"]
 
 
 def impl_command(options: argparse.Namespace) -> int:
+    if options.action == "list" and options.json:
+        print(json.dumps(impl_list()))
+        return 0
     if options.action == "list":
         for family in FAMILIES.values():
             print(f"{family.name}\t{family.default_version}\t{family.source}")
@@ -49,6 +55,22 @@ def impl_command(options: argparse.Namespace) -> int:
         print(f"{named.name}: {' '.join(launch.argv)}")
         return 0
     return _lock(named.family.name, named.version)
+
+
+def impl_list() -> dict[str, Any]:
+    """`impl list --json`: the shipped implementations (one per expectations file: the
+    matrix workflow's jobs, `runner.shipped`), the families and the Pi versions locked."""
+    return {
+        "shipped": [
+            {"name": name, "slug": slug(name), "family": name.partition("@")[0]}
+            for name in shipped_implementations()
+        ],
+        "families": [
+            {"name": f.name, "defaultVersion": f.default_version, "source": f.source}
+            for f in FAMILIES.values()
+        ],
+        "piLocks": pi_adapter.locked_versions(),
+    }
 
 
 def _lock(family: str, version: str) -> int:
