@@ -8,8 +8,8 @@ errors), before anything runs; never a traceback:
 
 - `Parser`: an `ArgumentParser` whose errors are that one line (its subparsers too).
 - `type=` functions, each raising `ArgumentTypeError`: `seconds`, `positive_int`,
-  `count`, `seed`, `fraction`, `workers`, `keyword`, `size`, `sizes`, `lengths`, `flavours`,
-  `impl_spec`, `pi_range`, `input_file`, `input_dir`, `output_file`, `output_dir`.
+  `count`, `seed`, `shard`, `fraction`, `workers`, `keyword`, `size`, `sizes`, `lengths`,
+  `flavours`, `impl_spec`, `pi_range`, `input_file`, `input_dir`, `output_file`, `output_dir`.
 - `UsageError(argument, message)`: raised by the checks that need more than one value or
   the corpus: `require` (a type function applied later), `check_selection`,
   `check_expectations` (with `suite_properties`, the property names), `read_results`.
@@ -78,6 +78,7 @@ __all__ = [
     "require",
     "seconds",
     "seed",
+    "shard",
     "size",
     "sizes",
     "suite_properties",
@@ -154,6 +155,17 @@ def count(text: str) -> int:
 def seed(text: str) -> int:
     """A seed as `ctxspec fuzz` prints it: an integer >= 0."""
     return _int_at_least(text, 0, "a seed (an integer >= 0)")
+
+
+def shard(text: str) -> tuple[int, int]:
+    """`K/N`, the K-th of N parts of a run (`fuzz`, `sweep --shard`): 1 <= K <= N."""
+    expected = "K/N with 1 <= K <= N, e.g. 2/4"
+    index, slash, total = text.strip().partition("/")
+    if not (slash and index.isascii() and index.isdigit() and total.isascii() and total.isdigit()):
+        _refuse(expected, text)
+    if not 1 <= int(index) <= int(total):
+        _refuse(expected, text)
+    return int(index), int(total)
 
 
 def fraction(text: str) -> float:
