@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ctxspec.benchmarks.measure import open_target
+from ctxspec.conformance.ask import ask
 from ctxspec.conformance.errors import AdapterError
 from ctxspec.conformance.transport.named import InstallError
 from ctxspec.corpora.generators.logs import minified_line, mixed_log
@@ -139,7 +140,7 @@ def measure(spec: str, *, timeout: float) -> dict[str, Any]:
         if "tokens.estimate" not in impl.ops:
             return {"error": "no tokens.estimate op"}
         for name, (text, actual) in counts.items():
-            reply = impl.call("tokens.estimate", {"message": {"role": "user", "content": text}})
+            reply = ask(impl, "tokens.estimate", {"message": {"role": "user", "content": text}})
             if reply.error is not None:
                 return {"error": f"tokens.estimate: {reply.error.message[:300]}"}
             out[name] = {"estimate": reply.result, "actual": actual}

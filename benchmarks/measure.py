@@ -46,9 +46,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from ctxspec.benchmarks.answers import Expected, Suspect, Verdict, canonical, digest_persisted
+from ctxspec.benchmarks.answers import Expected, Suspect, Verdict, digest_persisted
 from ctxspec.benchmarks.requests import Request
+from ctxspec.conformance.ask import ask
 from ctxspec.conformance.errors import AdapterError
+from ctxspec.conformance.judging.compare import canonical
 from ctxspec.conformance.transport.named import InstallError, install, parse_named
 from ctxspec.conformance.transport.resolve import canonical_name, engine_command
 from ctxspec.conformance.transport.wire import WireImplementation
@@ -194,7 +196,7 @@ class Bench:
 
     def _call(self, op: str, args: Mapping[str, Any]) -> tuple[Any, int]:
         start = time.perf_counter_ns()
-        reply = self.impl.call(op, args)
+        reply = ask(self.impl, op, args)
         wall = time.perf_counter_ns() - start
         if reply.error is not None:
             raise Suspect("error", f"{op}: {reply.error.type}: {reply.error.message[:300]}")

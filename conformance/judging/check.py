@@ -10,7 +10,8 @@ or mistyped field is one difference among the others, never a reason to drop the
 - `check_case(impl, case, profile)`: raise `CaseMismatch` when the answer is not the
   case's: its expected result or error, or for an `agent.*` case the universal checks it
   names, judged in the profile's terms (`ctxspec.conformance.judging.universal`).
-- `answer(impl, op, args)`: ask one request, its top-level type checked (properties).
+- `answer(impl, op, args)`: `ctxspec.conformance.ask.ask`, an op the hello does not list
+  skipped as *unsupported* (the properties).
 - `result_of(impl, op, args)`: the result an invariant property reads (an error fails).
 - `assert_same(op, args, expected, reply)`: a differential property's comparison.
 - `require_op(impl, op)`: skip as *unsupported* an op the hello does not list.
@@ -23,13 +24,12 @@ from typing import Any
 
 import pytest
 
+from ctxspec.conformance.ask import ask
 from ctxspec.conformance.corpus.cases import Case, rule_index, same_input
-from ctxspec.conformance.errors import ProtocolViolation
 from ctxspec.conformance.judging.compare import Difference, render, render_value, shorten
 from ctxspec.conformance.judging.equivalence import result_differences
 from ctxspec.conformance.judging.shapes import schema_differences
 from ctxspec.conformance.judging.universal import NotDeclared, judge
-from ctxspec.conformance.protocol import validate_shape
 from ctxspec.conformance.runner.profiles import Profile
 from ctxspec.conformance.runner.results import Findings
 from ctxspec.conformance.transport.base import Implementation, Reply
@@ -74,17 +74,10 @@ def require_op(impl: Implementation, op: str) -> None:
 
 
 def answer(impl: Implementation, op: str, args: Mapping[str, Any]) -> Reply:
-    """The implementation's reply to one request; `ProtocolViolation` for a result of a
-    top-level type its op does not allow (skips as *unsupported* an unlisted op)."""
+    """The implementation's reply to one request (`ask`), skipped as *unsupported* when the
+    hello does not list its op."""
     require_op(impl, op)
-    reply = impl.call(op, args)
-    if reply.error is None:
-        try:
-            validate_shape(op, reply.result)
-        except ProtocolViolation as violation:
-            violation.pending(op, args)
-            raise
-    return reply
+    return ask(impl, op, args)
 
 
 def result_of(impl: Implementation, op: str, args: Mapping[str, Any]) -> Any:

@@ -1,4 +1,5 @@
-"""What counts as the same answer: one rule for the golden checks, the properties and fuzz.
+"""What counts as the same answer: one rule for the golden checks, the properties, fuzz
+and the benchmark. No I/O: every function here reads answers it is given.
 
 Two results are the same answer when `compare.differences` finds nothing between them
 (JSON compared strictly, field by field), with the exceptions of this module, each a
@@ -8,90 +9,35 @@ place where Pi itself leaves the answer open:
   (`tool.grep`: ripgrep searches files in parallel, in readdir order). The same lines in
   another order are the same answer (`same_lines`, `result_differences`). The golden
   checks (`ctxspec.conformance.judging.check`) and fuzz apply it alike.
-- `one_of_the_limited_answers`: under grep's match limit, which matches arrive first
-  depends on thread timing, so an answer is one of the oracle's when it has as many
-  lines, the same notices, and each shown line is one the oracle shows with no limit.
-  This one asks the oracle again, so only a live comparison (fuzz, the sweep) uses it.
+- `limit_lifted` and `within_whole`: under grep's match limit, which matches arrive
+  first depends on thread timing, so an answer is one of the oracle's when it has as
+  many lines, the same notices, and each shown line is one the oracle shows with no
+  limit. That takes a second answer of the oracle (to `limit_lifted`'s request), so
+  only a live comparison (fuzz) applies it.
 
-Errors compare by their type only. `Outcome` is one implementation's answer to one
-request, or why there is none (a crash, a timeout, a protocol violation), and `ask`
-gets one without raising for the implementation's breakage.
+Errors compare by their type only (`ctxspec.conformance.tools.fuzz.compare`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
-from ctxspec.conformance.errors import AdapterError, StartupFailed, StopAfterTimeout
-from ctxspec.conformance.judging.compare import Difference, differences
-from ctxspec.conformance.protocol import OpError, validate_shape
-from ctxspec.conformance.transport.base import Implementation, Reply
+from ctxspec.conformance.judging.compare import Difference, differences, first_difference
+from ctxspec.conformance.transport.base import Reply
 
 __all__ = [
     "MATCH_LINE",
+    "UNLIMITED_GREP",
     "UNORDERED_LINES",
-    "Outcome",
-    "ask",
-    "one_of_the_limited_answers",
+    "limit_lifted",
     "result_differences",
     "same_lines",
+    "within_whole",
 ]
 
 MATCH_LINE: Final = re.compile(r"^[^\n]*?[:-]\d+[:-] ")  # grep's `path:12: text`, `path-12- text`
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """One implementation's answer to one request: a reply, or why there is none."""
-
-    reply: Reply | None = None
-    failure: str | None = None  # crashed / timeout / protocol violation, with its message
-
-    @property
-    def unsupported(self) -> bool:
-        return (
-            self.reply is not None
-            and self.reply.error is not None
-            and (self.reply.error.type == "unsupported")
-        )
-
-    def expectation(self) -> dict[str, Any]:
-        """The case file's `expect` for this answer."""
-        assert self.reply is not None
-        if self.reply.error is not None:
-            return {"error": self.reply.error.type}
-        return {"result": self.reply.result}
-
-    def describe(self) -> str:
-        if self.reply is None:
-            return f"no answer ({self.failure})"
-        if self.reply.error is not None:
-            return f"error {self.reply.error.type}: {self.reply.error.message[:300]}"
-        return "a result"
-
-
-def ask(impl: Implementation, op: str, args: Mapping[str, Any]) -> Outcome:
-    """Ask one request; breakage of the implementation is an `Outcome`, not an exception
-    (except a failed start-up, which ends the run)."""
-    new_test = getattr(impl, "new_test", None)
-    if new_test is not None:
-        new_test()  # an earlier request's timeout does not stop this one
-    try:
-        reply = impl.call(op, args)
-        if reply.error is None:
-            validate_shape(op, reply.result)
-    except StartupFailed:
-        raise
-    except AdapterError as error:
-        return Outcome(failure=f"{error.kind}: {error.message}")
-    except StopAfterTimeout as stop:
-        return Outcome(failure=f"{stop.timeout.kind}: {stop.timeout.message}")
-    except Exception as error:  # an in-process engine's bug: what its wire server answers
-        return Outcome(reply=Reply(error=OpError("internal", f"{type(error).__name__}: {error}")))
-    return Outcome(reply=reply)
 
 
 # ops whose text lists files in an order Pi leaves unspecified (ripgrep walks directories in
@@ -108,7 +54,9 @@ def same_lines(op: str, want: Any, got: Any) -> bool:
         return False
     rest_a = {k: v for k, v in want.items() if k != key}
     rest_b = {k: v for k, v in got.items() if k != key}
-    return sorted(a.split("\n")) == sorted(b.split("\n")) and not differences(rest_a, rest_b)
+    return (
+        sorted(a.split("\n")) == sorted(b.split("\n")) and first_difference(rest_a, rest_b) is None
+    )
 
 
 def result_differences(op: str, expected: Any, actual: Any) -> list[Difference]:
@@ -132,31 +80,39 @@ def _notices(lines: Sequence[str]) -> list[str]:
 UNLIMITED_GREP: Final = 10**6
 
 
-def one_of_the_limited_answers(
-    against: Implementation, op: str, args: Mapping[str, Any], want: Outcome, got: Outcome
-) -> bool:
-    """Whether `got` is an answer the oracle's grep may give under its match limit.
+def limit_lifted(
+    op: str, args: Mapping[str, Any], want: Reply | None, got: Reply | None
+) -> dict[str, Any] | None:
+    """The request whose answer tells whether `got` is an answer the oracle's grep may give
+    under its match limit (`args` with no limit that binds), or None when it cannot be.
 
     Pi stops ripgrep at the limit, and ripgrep searches files in parallel, so which `limit`
     matches arrive first depends on thread timing (the same request on a loaded machine
     gave another file than on an idle one). Such an answer is one of many when both
-    answers reach the limit with the same notices and as many lines, and each shown line is
-    one the oracle shows when nothing limits it."""
-    if op != "tool.grep" or want.reply is None or got.reply is None:
-        return False
-    a, b = want.reply.result, got.reply.result
+    answers reach the limit with the same notices and as many lines, and each shown line
+    is one the oracle shows when nothing limits it (`within_whole`)."""
+    if op != "tool.grep" or want is None or got is None:
+        return None
+    a, b = want.result, got.result
     if not isinstance(a, dict) or not isinstance(b, dict) or a.get("isError") or b.get("isError"):
-        return False
+        return None
     if not (a.get("details") or {}).get("matchLimitReached"):
-        return False
-    if differences(_without_text(a), _without_text(b)):
-        return False
+        return None
+    if first_difference(_without_text(a), _without_text(b)) is not None:
+        return None
     ours, theirs = str(b.get("text", "")).split("\n"), str(a.get("text", "")).split("\n")
-    shown = [line for line in ours if MATCH_LINE.match(line)]
     if len(ours) != len(theirs) or _notices(ours) != _notices(theirs):
+        return None
+    return {**args, "limit": UNLIMITED_GREP}
+
+
+def within_whole(got: Reply | None, whole: Reply | None) -> bool:
+    """Whether each match line `got` shows is one the oracle's `whole` answer (to
+    `limit_lifted`'s request) shows."""
+    if got is None or whole is None or not isinstance(whole.result, dict):
         return False
-    whole = ask(against, op, {**args, "limit": UNLIMITED_GREP})
-    if whole.reply is None or not isinstance(whole.reply.result, dict):
+    if not isinstance(got.result, dict):
         return False
-    every = set(str(whole.reply.result.get("text", "")).split("\n"))
+    every = set(str(whole.result.get("text", "")).split("\n"))
+    shown = [line for line in str(got.result.get("text", "")).split("\n") if MATCH_LINE.match(line)]
     return all(line in every for line in shown)

@@ -33,12 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
+from ctxspec.conformance.ask import Outcome, outcome
 from ctxspec.conformance.corpus.cases import rule_index
 from ctxspec.conformance.engines.reference import in_process
 from ctxspec.conformance.errors import AdapterError, StopAfterTimeout
 from ctxspec.conformance.judging.check import ReferenceMismatch, ResultMismatch, reference_verdict
 from ctxspec.conformance.judging.compare import render, shorten
-from ctxspec.conformance.judging.equivalence import Outcome, ask
 from ctxspec.conformance.judging.shapes import schema_differences
 from ctxspec.conformance.runner.recording import Recording
 from ctxspec.conformance.runner.results import Findings, slug
@@ -169,8 +169,8 @@ def _kept(value: Any) -> Any:
 
 def reference_answer(reference: Implementation, op: str, args: Mapping[str, Any]) -> Outcome | None:
     """The reference's answer to one request; None for an op it does not answer."""
-    outcome = ask(reference, op, args)
-    return None if outcome.unsupported else outcome
+    answered = outcome(reference, op, args)
+    return None if answered.unsupported else answered
 
 
 @functools.cache

@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ctxspec.conformance.ask import Outcome, failed
 from ctxspec.conformance.errors import AdapterError, StopAfterTimeout
-from ctxspec.conformance.judging.equivalence import Outcome
 from ctxspec.conformance.transport.base import Implementation, Reply
 
 __all__ = ["Recording", "append_failure", "read_failures", "restarting_each_example"]
@@ -41,11 +41,8 @@ class Recording(Implementation):
         self.requests.append({"op": op, "args": json.loads(json.dumps(args))})
         try:
             reply = self.inner.call(op, args)
-        except AdapterError as error:
-            self.answers.append(Outcome(failure=f"{error.kind}: {error.message}"))
-            raise
-        except StopAfterTimeout as stop:
-            self.answers.append(Outcome(failure=f"{stop.timeout.kind}: {stop.timeout.message}"))
+        except (AdapterError, StopAfterTimeout) as error:
+            self.answers.append(failed(error))
             raise
         self.answers.append(Outcome(reply=reply))
         return reply

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from ctxspec.conformance.ask import outcome
 from ctxspec.conformance.cli_args import UsageError
 from ctxspec.conformance.engines.reference import in_process
 from ctxspec.conformance.errors import StartupFailed
-from ctxspec.conformance.judging.equivalence import ask
 from ctxspec.conformance.runner.failing_example import (
     Exchange,
     json_text,
@@ -103,7 +103,7 @@ def replay(options: argparse.Namespace) -> int:
             Exchange(
                 op=r["op"],
                 args=r.get("args") or {},
-                answer=ask(implementation, r["op"], r.get("args") or {}),
+                answer=outcome(implementation, r["op"], r.get("args") or {}),
                 reference=reference_answer(reference, r["op"], r.get("args") or {}),
             )
             for r in requests

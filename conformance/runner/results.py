@@ -39,7 +39,13 @@ import pytest
 
 from ctxspec.conformance.corpus.cases import Case
 from ctxspec.conformance.errors import AdapterError, EnvironmentMissing, StopAfterTimeout
-from ctxspec.conformance.judging.compare import Difference, render_value, shorten, string_windows
+from ctxspec.conformance.judging.compare import (
+    Difference,
+    elide_indices,
+    render_value,
+    shorten,
+    string_windows,
+)
 
 __all__ = [
     "FAILING",
@@ -92,7 +98,6 @@ TERMINAL_CLASSES: Final = 20  # classes the terminal summary shows (the files sh
 _VALUE_CHARS: Final = 200  # a rendered value in a structured difference
 _REQUEST_KEPT: Final = 20000  # an error record's pending request, kept whole up to this size
 _KIND_LABEL: Final = {"case": "cases", "property": "properties"}
-_INDEX: Final = re.compile(r"\[\d+\]")
 
 
 def slug(name: str) -> str:
@@ -123,7 +128,7 @@ def class_path(path: str) -> str:
     >>> class_path("$.skills[3].baseDir"), class_path("$.messages[0].content[12].text")
     ('$.skills[*].baseDir', '$.messages[*].content[*].text')
     """
-    return _INDEX.sub("[*]", path)
+    return elide_indices(path, "[*]")
 
 
 def class_key(op: str, path: str, kind: str) -> str:

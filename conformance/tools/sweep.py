@@ -11,14 +11,14 @@ smallest, is written as a golden case expecting the oracle's answer, unless a ca
 the corpus already shows the same class on this implementation. A request where the
 reference and the oracle differ is a reference bug and is reported first.
 
-Exit status: 0 nothing new to pin; 1 new cases (written with `--write-cases`); 2 bad
-usage (a `--json`, `--record` or `--write-cases` path that cannot be written is refused
-in one line before any run) or an install failure; 3 a seed's run did not complete; 4
-the reference differs from the oracle.
+Its exit statuses are its rows of the table in `ctxspec.exits` (0 nothing new to pin,
+1 new cases, 4 the reference differs from the oracle, ...). `sweep_arguments` adds its
+options; conformance/cli.py registers the command.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ctxspec.conformance.ask import Outcome, outcome
 from ctxspec.conformance.cli_args import output_dir, output_file, require
 from ctxspec.conformance.corpus.cases import load_cases
-from ctxspec.conformance.judging.equivalence import Outcome, ask
 from ctxspec.conformance.protocol import OpError
 from ctxspec.conformance.runner.progress import progress
 from ctxspec.conformance.runner.recording import read_failures
@@ -51,7 +51,7 @@ from ctxspec.conformance.transport.resolve import (
     prepare,
 )
 
-__all__ = ["Pinned", "add_sweep_command", "main_sweep", "sweep_requests"]
+__all__ = ["Pinned", "main_sweep", "sweep_arguments", "sweep_requests"]
 
 PROPERTIES_ONLY = "not test_case"  # the golden cases' test function is `test_case`
 
@@ -134,7 +134,7 @@ def _case_classes(impl: Implementation, ops: set[str]) -> set[tuple[str, str]]:
             if case.expect_error is not None
             else {"result": case.expect_result}
         )
-        verdict = compare(_outcome(expected), ask(impl, case.op, case.args), case.op)
+        verdict = compare(_outcome(expected), outcome(impl, case.op, case.args), case.op)
         shown |= {(case.op, key) for key in _keys(verdict)}
     return shown
 
@@ -164,13 +164,13 @@ def sweep_requests(
     bugs: dict[tuple[str, str], Found] = {}
     for key in sorted(distinct, key=lambda k: (len(k), k)):
         op, args = distinct[key]["op"], distinct[key]["args"]
-        want = ask(oracle, op, args)
+        want = outcome(oracle, op, args)
         if want.reply is None or want.unsupported:
             continue
-        mine = ask(reference, op, args)
+        mine = outcome(reference, op, args)
         if signature := compare(want, mine, op).signature:
             bugs.setdefault((op, signature), Found(op, signature, args, want, mine))
-        got = ask(impl, op, args)
+        got = outcome(impl, op, args)
         if signature := compare(want, got, op).signature:
             smallest.setdefault((op, loose(signature)), Found(op, signature, args, want, got))
     shown = _case_classes(impl, {op for op, _ in smallest})
@@ -184,12 +184,8 @@ def sweep_requests(
     )
 
 
-def add_sweep_command(commands: Any) -> None:
-    parser = commands.add_parser(
-        "sweep",
-        help="run an implementation's properties under many seeds and pin what they find",
-        description=(__doc__ or "").split("\n\n")[-1],
-    )
+def sweep_arguments(parser: argparse.ArgumentParser) -> None:
+    """`ctxspec sweep`'s options (conformance/cli.py registers the command)."""
     parser.add_argument("--impl", required=True, help="the implementation under test")
     parser.add_argument("--against", default=None, help="the oracle (default pi@0.85.0)")
     parser.add_argument("--seeds", type=int, default=20, help="how many seeds (20)")
@@ -212,7 +208,6 @@ def add_sweep_command(commands: Any) -> None:
     parser.add_argument(
         "--json", metavar="FILE", type=output_file, help="write the sweep's findings as JSON"
     )
-    parser.set_defaults(run=main_sweep)
 
 
 def main_sweep(options: Any) -> int:

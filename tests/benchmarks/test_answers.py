@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ctxspec.benchmarks.answers import Expected, canonical
+from ctxspec.benchmarks.answers import Expected, first_difference
+from ctxspec.conformance.judging.compare import canonical
 
 
 def test_the_same_answer_in_another_key_order_is_the_same() -> None:
@@ -16,10 +17,19 @@ def test_one_number_written_two_ways_is_one_number() -> None:
 
 
 def test_a_difference_is_named_where_it_is() -> None:
+    """In judging's one path syntax, the one the conform reports show."""
     expected = Expected.of({"messages": [{"content": "a"}, {"content": "b"}]})
     found = expected.difference({"messages": [{"content": "a"}, {"content": "c"}]})
-    assert found is not None and found.startswith("/messages/1/content")
-    assert Expected.of({"ok": True}).difference({"ok": 1}) == "/ok: 1, the reference has true"
+    assert found is not None and found.startswith("$.messages[1].content: strings of 1 and 1")
+    assert Expected.of({"ok": True}).difference({"ok": 1}) == "$.ok: 1, the reference has true"
+    assert Expected.of({"a.b": 1}).difference({}) == '$["a.b"]: missing'
+    assert Expected.of({}).difference({"": 1}) == '$[""]: not in the reference\'s answer'
+
+
+def test_a_list_of_another_length_is_told_by_its_counts() -> None:
+    """The first difference of a long list is its length: no item is aligned to find it."""
+    assert first_difference({"a": [1, 2, 3]}, {"a": [1, 3]}) == "$.a: 2 items, the reference has 3"
+    assert first_difference({"length": 1}, {"length": 2}) == '$["length"]: 2, the reference has 1'
 
 
 def test_the_callers_text_is_taken_as_the_answers() -> None:

@@ -19,12 +19,12 @@ import pytest
 from conform import conform
 from paths import FAKE_IMPL, ROOT
 
+from ctxspec.conformance.ask import Outcome
 from ctxspec.conformance.cli import main
 from ctxspec.conformance.cli_args import UsageError
 from ctxspec.conformance.corpus.cases import load_cases
 from ctxspec.conformance.engines.reference import handle
 from ctxspec.conformance.judging.check import CaseMismatch, ResultMismatch, check_case
-from ctxspec.conformance.judging.equivalence import Outcome
 from ctxspec.conformance.judging.shapes import schema_differences
 from ctxspec.conformance.runner.failing_example import (
     Exchange,

@@ -16,6 +16,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from paths import FAKE_IMPL
 
+from ctxspec.conformance import ask
 from ctxspec.conformance.cli import main
 from ctxspec.conformance.corpus.cases import expand, lint, load_cases, load_cases_from
 from ctxspec.conformance.engines.reference import ReferenceImplementation
@@ -168,8 +169,8 @@ def test_written_case_joins_the_corpus_file_of_its_op(tmp_path: Path) -> None:
 def test_case_yaml_keeps_lone_surrogates_and_odd_strings() -> None:
     args = {"line": "\ud83d a\ufeff\r\nyes", "maxChars": 1}
     oracle = ReferenceImplementation()
-    expected = equivalence.ask(oracle, "truncate.line", args)
-    actual = equivalence.Outcome(reply=Reply(result={"text": "", "wasTruncated": False}))
+    expected = ask.outcome(oracle, "truncate.line", args)
+    actual = ask.Outcome(reply=Reply(result={"text": "", "wasTruncated": False}))
     found = fuzz.Found("truncate.line", "$.text", args, expected, actual)
     text = fuzz_cases.case_yaml([found], "x", "reference")
     data = yaml.safe_load(text)
@@ -259,8 +260,8 @@ def test_cli_exit_status_for_a_dead_start_and_bad_usage(capsys: pytest.CaptureFi
     assert "no strategy" in capsys.readouterr().err
 
 
-def _result(value: Any) -> equivalence.Outcome:
-    return equivalence.Outcome(reply=Reply(result=value))
+def _result(value: Any) -> ask.Outcome:
+    return ask.Outcome(reply=Reply(result=value))
 
 
 def test_divergence_classes() -> None:
@@ -280,14 +281,14 @@ def test_divergence_classes() -> None:
     )
     assert signature({"a": [1, {"b": 2}]}, {"a": [1, {"b": 3}]}) == "$.a[].b"
     assert signature({"a": 1}, {}) == "$.a missing"
-    unsupported = equivalence.Outcome(reply=Reply(error=OpError("unsupported", "no")))
-    crashed = equivalence.Outcome(failure="crashed: gone")
+    unsupported = ask.Outcome(reply=Reply(error=OpError("unsupported", "no")))
+    crashed = ask.Outcome(failure="crashed: gone")
     assert fuzz.compare(_result(1), unsupported).signature == ""
     assert fuzz.compare(crashed, _result(1)).signature == ""
-    internal = equivalence.Outcome(reply=Reply(error=OpError("internal", "boom")))
+    internal = ask.Outcome(reply=Reply(error=OpError("internal", "boom")))
     assert fuzz.compare(_result(1), internal).signature == "a result answered as error internal"
     # a typed refusal where the oracle threw is counted apart, never the other way round
-    refusal = equivalence.Outcome(reply=Reply(error=OpError("invalid_input", "bad")))
+    refusal = ask.Outcome(reply=Reply(error=OpError("invalid_input", "bad")))
     assert fuzz.compare(internal, refusal) == fuzz.Verdict("", refused=True)
     assert fuzz.compare(refusal, internal).signature == (
         "error invalid_input answered as error internal"
@@ -312,19 +313,19 @@ def test_a_missing_field_diverges_and_a_wrong_top_level_type_is_an_error() -> No
     """A result lacking a field is compared (a divergence naming it), not an error of its
     side; a result of the wrong top-level type breaks the protocol (an error)."""
     args = {"content": "aé\nb", "maxLines": 1, "maxBytes": 100}
-    want = equivalence.ask(ReferenceImplementation(), "truncate.tail", args)
+    want = ask.outcome(ReferenceImplementation(), "truncate.tail", args)
 
     def drop(result: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in result.items() if k != "firstLineExceedsLimit"}
 
-    got = equivalence.ask(Reshaped(drop), "truncate.tail", args)
+    got = ask.outcome(Reshaped(drop), "truncate.tail", args)
     assert got.failure is None
     verdict = fuzz.compare(want, got, "truncate.tail")
     assert verdict.signature == "$.firstLineExceedsLimit missing"
     # a value that differs names the class before the field that is missing
-    wrong = equivalence.ask(Reshaped(lambda r: {**drop(r), "totalLines": 9}), "truncate.tail", args)
+    wrong = ask.outcome(Reshaped(lambda r: {**drop(r), "totalLines": 9}), "truncate.tail", args)
     assert fuzz.compare(want, wrong, "truncate.tail").signature == "$.totalLines"
-    listed = equivalence.ask(Reshaped(lambda r: [r]), "truncate.tail", args)
+    listed = ask.outcome(Reshaped(lambda r: [r]), "truncate.tail", args)
     assert listed.reply is None and listed.failure is not None
     assert listed.failure.startswith("protocol violation: truncate.tail result must be object")
 
@@ -340,10 +341,10 @@ class WholeGrep(Implementation):
         return Reply(result={"isError": False, "text": "a.txt:1: x\nb.txt:1: y\nc.txt:1: z"})
 
 
-def _limited(text: str) -> equivalence.Outcome:
+def _limited(text: str) -> ask.Outcome:
     notice = "\n\n[1 matches limit reached. Use limit=2 for more, or refine pattern]"
     result = {"isError": False, "text": text + notice, "details": {"matchLimitReached": 1}}
-    return equivalence.Outcome(reply=Reply(result=result))
+    return ask.Outcome(reply=Reply(result=result))
 
 
 @pytest.mark.parametrize(
@@ -355,6 +356,7 @@ def test_a_grep_answer_under_the_match_limit_is_one_of_many(shown: str, matches:
     whole set of match lines, with the same notices, is an answer it may give."""
     args = {"tree": {}, "pattern": ".", "limit": 1}
     want, got = _limited("a.txt:1: x"), _limited(shown)
-    assert (
-        equivalence.one_of_the_limited_answers(WholeGrep(), "tool.grep", args, want, got) is matches
-    )
+    lifted = equivalence.limit_lifted("tool.grep", args, want.reply, got.reply)
+    assert lifted == {**args, "limit": equivalence.UNLIMITED_GREP}
+    whole = WholeGrep().call("tool.grep", lifted)
+    assert equivalence.within_whole(got.reply, whole) is matches
