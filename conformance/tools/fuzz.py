@@ -28,7 +28,9 @@ Each minimal divergence becomes a case in the corpus format (`corpora/case.schem
 with the `--against` answer as the expectation, written by `fuzz_cases`; the command is
 `fuzz_cli`. What counts as the same answer is `ctxspec.conformance.judging.equivalence`'s. Draws,
 batches and shrinking depend only on the seed (and on the answers): the same seed gives
-the same report.
+the same report. A run may take a range of seeds: each op under each seed is one unit
+(`fuzz_units`), fuzzed apart from the others, so `--shard K/N` runs the K-th range of
+the units on one machine (`shards`) and the N reports merge into the whole run's.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from ctxspec.conformance.judging.equivalence import (
 from ctxspec.conformance.runner.progress import Step
 from ctxspec.conformance.runner.progress import progress as progress_bar
 from ctxspec.conformance.strategies.ops import OP_ARGS
+from ctxspec.conformance.tools.shards import WHOLE, Shard, shard_range
 from ctxspec.conformance.transport.base import Implementation
 
 __all__ = [
@@ -67,6 +70,7 @@ __all__ = [
     "compare",
     "fuzz",
     "fuzz_op",
+    "fuzz_units",
     "request_key",
 ]
 
@@ -229,6 +233,8 @@ class OpReport:
     """What fuzzing one op found."""
 
     op: str
+    seed: int = 0  # the seed the op was fuzzed with
+    unit: int = 0  # its place in the whole run (`shards`): the merged report's order
     examples: int = 0
     diverging: int = 0  # examples of the batch whose answers differ
     errors: Counter[str] = field(default_factory=Counter)  # side -> failed requests
@@ -256,6 +262,8 @@ class OpReport:
     def to_json(self) -> dict[str, Any]:
         return {
             "op": self.op,
+            "seed": self.seed,
+            "unit": self.unit,
             "examples": self.examples,
             "diverging": self.diverging,
             "divergences": [
@@ -358,7 +366,7 @@ def fuzz_op(
     candidate counts as agreeing, so shrinking ends with the smallest divergence found so
     far (a bound in calls, not seconds, keeps the run deterministic). Unless `quiet`, a
     progress bar (`ctxspec.conformance.runner.progress`) counts the requests `impl` has answered."""
-    report = OpReport(op)
+    report = OpReport(op, seed=seed)
     strategy = OP_ARGS[op]
     drawn: list[dict[str, Any]] = []
 
@@ -436,6 +444,13 @@ def fuzz_op(
     return report
 
 
+def fuzz_units(ops: Sequence[str] | None, seed: int, seeds: int = 1) -> list[tuple[int, str]]:
+    """The run's units in order: each op (default: every op with a strategy) under each
+    seed from `seed` on, seed by seed; `--shard` takes a range of them (`shards`)."""
+    chosen = list(ops) if ops else sorted(OP_ARGS)
+    return [(each, op) for each in range(seed, seed + seeds) for op in chosen]
+
+
 def fuzz(
     impl: Implementation,
     against: Implementation,
@@ -443,36 +458,41 @@ def fuzz(
     ops: Sequence[str] | None,
     examples: int,
     seed: int,
+    seeds: int = 1,
+    shard: Shard = WHOLE,
     shrink_calls: int = DEFAULT_SHRINK_CALLS,
     progress: Callable[[str], None] = lambda _: None,
     on_report: Callable[[list[OpReport]], None] = lambda _: None,
     quiet: bool = True,
 ) -> list[OpReport]:
-    """Fuzz `ops` (default: every op with a strategy) and report each; `on_report` sees
-    the reports so far after each op (so a long run's findings are kept as it goes)."""
-    chosen = list(ops) if ops else sorted(OP_ARGS)
+    """Fuzz `ops` under `seeds` seeds from `seed` on (the units of `fuzz_units`; with
+    `shard` K/N, its K-th range of them) and report each; `on_report` sees the reports
+    so far after each (so a long run's findings are kept as it goes)."""
+    units = fuzz_units(ops, seed, seeds)
     reports: list[OpReport] = []
-    for op in chosen:
+    for unit in shard_range(len(units), shard):
+        each, op = units[unit]
         if reports:
             on_report(reports)
         if op not in OP_ARGS:
-            reports.append(OpReport(op, skipped="no strategy for this op"))
+            reports.append(OpReport(op, each, unit, skipped="no strategy for this op"))
             continue
         missing = [i.name for i in (impl, against) if op not in i.ops]
         if missing:
-            reports.append(OpReport(op, skipped=f"not listed in the hello of {', '.join(missing)}"))
+            skipped = f"not listed in the hello of {', '.join(missing)}"
+            reports.append(OpReport(op, each, unit, skipped=skipped))
             continue
-        reports.append(
-            fuzz_op(
-                op,
-                impl,
-                against,
-                examples=examples,
-                seed=seed,
-                shrink_calls=shrink_calls,
-                progress=progress,
-                quiet=quiet,
-            )
+        report = fuzz_op(
+            op,
+            impl,
+            against,
+            examples=examples,
+            seed=each,
+            shrink_calls=shrink_calls,
+            progress=progress,
+            quiet=quiet,
         )
+        report.unit = unit
+        reports.append(report)
     on_report(reports)
     return reports
