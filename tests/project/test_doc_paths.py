@@ -33,7 +33,9 @@ PAGES = (
 # change was made, and say so.
 PAST: dict[str, str] = {
     "docs/history.md": "the project's history names files since split, moved or deleted",
-    "docs/performance/earlier-runs.md": "earlier runs name the scripts that made them",
+    "docs/history/corpus.md": "the corpus's history names files as they were",
+    "docs/history/earlier-runs.md": "earlier runs name the scripts that made them",
+    "docs/history/performance.md": "the runs name the code of their day, since moved or deleted",
 }
 # A path named as gone, or as another project's, with why (each stays named and missing).
 NOT_OURS: dict[tuple[str, str], str] = {
@@ -42,7 +44,6 @@ NOT_OURS: dict[tuple[str, str], str] = {
     ("docs/fast-engine.md", "reference/_sessions.c"): "moved to fastengine/, as its table says",
     ("docs/fast-engine.md", "reference/_speedups.c"): "moved to fastengine/, as its table says",
     ("docs/fast-engine.md", "tests/test_reference_session_walks.py"): "the test the split ended",
-    ("docs/performance/index.md", "benchmarks/test_bench_*.py"): "deleted, as the page says",
 }
 
 FENCE = re.compile(r"^ {0,3}(```|~~~).*?^ {0,3}\1", re.S | re.M)

@@ -43,7 +43,7 @@ NOTEBOOK_LINE = re.compile(
             r"\b\d\d:\d\d(?:[–-]\d\d:\d\d)? UTC\b",  # 17:21 UTC
             r"(?i:\bissues? #?\d+\b)",  # issue 25, issues 12 and 13
             r"(?i:\b(?:first|second|third|fourth|fifth|last|earlier|later) pass\b)",
-            r"(?i:\bpass \d+\b)",
+            r"(?i:\bpass [1-9]\b)",
             r"(?i:\b(?:commit|at|before|after|since) `?[0-9a-f]{7,10}\b)",
         )
     )
@@ -51,6 +51,7 @@ NOTEBOOK_LINE = re.compile(
 HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 FENCE = re.compile(r"^\s*(```|~~~)")
 _HEX = re.compile(r"\b[0-9a-f]{7,10}\b")
+_LINK_TARGET = re.compile(r"\]\([^)\s]*\)")  # a link to the history may name its date
 _COMMIT_WORDS = {"commit", "at", "before", "after", "since"}
 # a heading names a run or a pass with fewer words than a line must
 _HEADING_ONLY = re.compile(r"(?i)\bearlier runs?\b|\bpass\b|\bmorning\b")
@@ -63,8 +64,10 @@ def notebook_line(line: str) -> bool:
     True
     >>> notebook_line("openai/codex#13386: the budget is cut in raw bytes")
     False
+    >>> notebook_line("[the run](../history/performance.md#the-gate-on-2026-12-05)")
+    False
     """
-    match = NOTEBOOK_LINE.search(line)
+    match = NOTEBOOK_LINE.search(_LINK_TARGET.sub("]", line))
     if match is None:
         return False
     text = match.group(0)
