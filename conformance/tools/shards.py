@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from ctxspec.conformance.cli_args import UsageError
+from ctxspec.cli import UsageError
 
 __all__ = ["WHOLE", "Shard", "check_parts", "shard_range", "shard_text"]
 
@@ -55,5 +55,5 @@ def check_parts(argument: str, parts: Sequence[Mapping[str, Any]], same: Sequenc
     if sorted(shards) != sorted(wanted):
         missing = sorted(set(wanted) - set(shards))
         repeated = sorted({text for text in shards if shards.count(text) > 1})
-        what = f"missing {missing}" if missing else f"given twice {repeated}"
-        raise UsageError(argument, f"the shards of {first.get('impl', 'the run')}: {what}")
+        what = [f"given twice {repeated}"] * bool(repeated) + [f"missing {missing}"] * bool(missing)
+        raise UsageError(argument, f"the shards of {first.get('impl')}: {'; '.join(what)}")
