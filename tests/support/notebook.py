@@ -25,7 +25,15 @@ from pathlib import Path
 
 from paths import ROOT
 
-__all__ = ["HISTORY", "Count", "count", "guide_pages", "is_history", "notebook_line"]
+__all__ = [
+    "HISTORY",
+    "Count",
+    "count",
+    "guide_pages",
+    "is_history",
+    "notebook_heading",
+    "notebook_line",
+]
 
 DOCS = ROOT / "docs"
 HISTORY = ("history.md", "history/")  # relative to docs/: the notebook's own home
@@ -88,7 +96,7 @@ def notebook_line(line: str) -> bool:
     return True
 
 
-def _notebook_heading(title: str) -> bool:
+def notebook_heading(title: str) -> bool:
     return notebook_line(title) or bool(
         re.search(r"(?i)\bearlier runs?\b|\bpass\b|\bmorning\b", title)
     )
@@ -101,7 +109,7 @@ class Count:
     notebook: int
 
 
-def count(path: Path) -> Count:
+def count(path: Path, docs: Path = DOCS) -> Count:
     """The lines of a page, and how many of them are lab notebook (see the module)."""
     lines = path.read_text("utf-8").splitlines()
     under: int | None = None  # the level of the notebook heading we are under
@@ -115,20 +123,20 @@ def count(path: Path) -> Count:
             level = len(heading[1])
             if under is not None and level <= under:
                 under = None
-            if under is None and _notebook_heading(heading[2]):
+            if under is None and notebook_heading(heading[2]):
                 under = level
         if under is not None or notebook_line(line):
             notebook += 1
-    return Count(str(path.relative_to(DOCS)), len(lines), notebook)
+    return Count(path.relative_to(docs).as_posix(), len(lines), notebook)
 
 
 def is_history(relative: str) -> bool:
     return relative == HISTORY[0] or relative.startswith(HISTORY[1])
 
 
-def guide_pages() -> list[Path]:
+def guide_pages(docs: Path = DOCS) -> list[Path]:
     """Every Markdown page of docs/ outside the history."""
-    return sorted(p for p in DOCS.rglob("*.md") if not is_history(p.relative_to(DOCS).as_posix()))
+    return sorted(p for p in docs.rglob("*.md") if not is_history(p.relative_to(docs).as_posix()))
 
 
 def _report(counts: Iterable[Count]) -> str:
@@ -140,10 +148,18 @@ def _report(counts: Iterable[Count]) -> str:
     return "\n".join(out)
 
 
-if __name__ == "__main__":
-    every = sorted(DOCS.rglob("*.md"))
-    print("guide (docs/ outside history):", _report(count(p) for p in guide_pages()))
-    history = [p for p in every if is_history(p.relative_to(DOCS).as_posix())]
+def main(argv: list[str]) -> int:
+    """`python tests/support/notebook.py [DOCS]`: the share over DOCS (default: docs/), e.g.
+    an old commit's docs from `git archive COMMIT docs | tar -x -C DIR` (then DIR/docs)."""
+    docs = Path(argv[0]) if argv else DOCS
+    every = sorted(docs.rglob("*.md"))
+    guide = [count(p, docs) for p in guide_pages(docs)]
+    print("guide (docs/ outside history):", _report(guide))
+    history = [p for p in every if is_history(p.relative_to(docs).as_posix())]
     print("history:", sum(len(p.read_text("utf-8").splitlines()) for p in history), "lines")
-    print("all docs/:", _report(count(p) for p in every).splitlines()[0])
-    sys.exit(0)
+    print("all docs/:", _report(count(p, docs) for p in every).splitlines()[0])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
