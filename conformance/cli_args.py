@@ -1,19 +1,18 @@
 """Checks of ctxspec's own command line: argparse `type=` functions and up-front checks.
 
 Bad input to ctxspec is the caller's fault. It gets one line on stderr that names the
-argument and what was expected, and exit status `USAGE_STATUS` (2, as argparse's own
-errors), before anything runs; never a traceback:
+argument and what was expected, and exit status 2 (`ctxspec.exits.USAGE`), before
+anything runs; never a traceback (`ctxspec.cli`: `Parser`, `UsageError`, `main`):
 
     ctxspec conform: error: argument --timeout: expected seconds > 0, got '-5'
 
-- `Parser`: an `ArgumentParser` whose errors are that one line (its subparsers too).
 - `type=` functions, each raising `ArgumentTypeError`: `seconds`, `positive_int`,
   `count`, `seed`, `shard`, `fraction`, `workers`, `keyword`, `size`, `sizes`, `lengths`,
   `flavours`, `impl_spec`, `pi_range`, `input_file`, `input_dir`, `output_file`, `output_dir`.
-- `UsageError(argument, message)`: raised by the checks that need more than one value or
-  the corpus: `require` (a type function applied later), `check_selection`,
-  `check_expectations` (with `suite_properties`, the property names), `read_results`.
-  `ctxspec`'s `main` prints it the same way.
+- Checks that raise `ctxspec.cli.UsageError(argument, message)`, for what needs more
+  than one value or the corpus: `require` (a type function applied later),
+  `check_selection`, `check_expectations` (with `suite_properties`, the property names),
+  `check_agent_profile`, `read_results`.
 
 The `--impl` rule (`impl_spec`): `reference` or `fastengine` (this package's engines),
 `NAME@VERSION` of a family in
@@ -41,6 +40,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final, NoReturn, TypeVar
 
+from ctxspec.cli import UsageError
 from ctxspec.conformance.corpus.aliases import new_id
 from ctxspec.conformance.corpus.cases import load_cases
 from ctxspec.conformance.errors import CorpusError
@@ -56,9 +56,6 @@ except ImportError:  # pragma: no cover
     _keyword_expression = None  # type: ignore[assignment]
 
 __all__ = [
-    "USAGE_STATUS",
-    "Parser",
-    "UsageError",
     "check_agent_profile",
     "check_expectations",
     "check_selection",
@@ -85,35 +82,10 @@ __all__ = [
     "workers",
 ]
 
-USAGE_STATUS: Final = 2  # argparse's status for bad usage
 _T = TypeVar("_T")
 _SIZE: Final = re.compile(r"(?P<n>\d+)(?P<unit>KiB|MiB|GiB)?")
 _NAMED_WORD: Final = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*@\S*")
 _RECORD_KEYS: Final = ("id", "kind", "status", "boundary", "op")  # what the readers use
-
-
-def _one_line(text: str) -> str:
-    """`text` with its lines joined by ` | ` (a YAML error spans several)."""
-    return " | ".join(line.strip() for line in str(text).splitlines() if line.strip())
-
-
-class UsageError(Exception):
-    """Bad input to ctxspec: `argument` (`--case`, or None) and what was expected."""
-
-    def __init__(self, argument: str | None, message: str) -> None:
-        super().__init__(_one_line(message))
-        self.argument = argument
-
-    def __str__(self) -> str:
-        text = str(self.args[0])
-        return f"argument {self.argument}: {text}" if self.argument else text
-
-
-class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line on stderr and exit status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(USAGE_STATUS, f"{self.prog}: error: {_one_line(message)}\n")
 
 
 def _refuse(expected: str, text: str) -> NoReturn:

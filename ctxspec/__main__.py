@@ -1,5 +1,5 @@
 """`python -m ctxspec`: the same command line as the `ctxspec` script."""
 
-from ctxspec.conformance.cli import main
+from ctxspec.cli import main
 
 raise SystemExit(main())

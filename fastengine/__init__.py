@@ -35,12 +35,10 @@ from ctxspec.fastengine.session import (
 from ctxspec.fastengine.stream import OutputAccumulator, persist_stream
 from ctxspec.fastengine.tokens import estimate_context_tokens
 from ctxspec.fastengine.tree import RunTree
-from ctxspec.reference import __version__
 
 __all__ = [
     "OutputAccumulator",
     "RunTree",
-    "__version__",
     "as_entries",
     "build_context_entries",
     "build_session_context",

@@ -30,7 +30,7 @@ from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from ctxspec.conformance import __version__
+from ctxspec import __version__
 from ctxspec.conformance.transport.cache import cache_root
 
 __all__ = ["OFF_VARIABLE", "cache_file", "corpus_key", "load"]

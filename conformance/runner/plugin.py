@@ -32,7 +32,8 @@ from typing import Any, Final
 import pytest
 from hypothesis import settings
 
-from ctxspec.conformance import DATA_VERSION, __version__
+from ctxspec import __version__, exits
+from ctxspec.conformance import DATA_VERSION
 from ctxspec.conformance.corpus.aliases import RenamedCaseWarning, new_id, renamed_messages
 from ctxspec.conformance.corpus.cases import BOUNDARIES, Case, corpus_digest, load_cases
 from ctxspec.conformance.errors import (
@@ -89,7 +90,7 @@ from ctxspec.conformance.transport.resolve import Implementation, InstallError, 
 from ctxspec.conformance.transport.wire import WireImplementation
 
 PI_VERSION: Final = FAMILIES["pi"].default_version  # the Pi the suite is pinned to
-STARTUP_FAILED_STATUS: Final = 6  # the implementation did not start: nothing was run
+STARTUP_FAILED_STATUS: Final = exits.STARTUP_FAILED  # the implementation did not start
 # the statuses of a property whose failing example is told (`failing_example`)
 TOLD: Final = FAILING | {"failed-as-pi", "expected-failure"}
 PI_FAILS_PREFIX: Final = "pi fails it too: "  # the xfail reason of a case the pinned Pi fails

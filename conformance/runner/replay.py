@@ -10,9 +10,8 @@ becomes a golden case expecting the reference's answer, written by the writer fu
 the sweep use (`tools.fuzz_cases.write_cases`) into `DIR/<boundary>/<behaviour>.yaml`;
 `ctxspec cases lint --root DIR` reads it, and `DIR` may be `corpora/cases` itself.
 
-Exit status: 0 every answer is the reference's; 1 one differs, or was no answer within
-the protocol (the failure reproduced); 2 bad usage or a file that holds no requests; 6
-the implementation did not start.
+Its exit statuses are the rows `conform --replay` of `ctxspec.exits` (0 every answer is
+the reference's, 1 one differs or was no answer, 6 the implementation did not start).
 """
 
 from __future__ import annotations
@@ -24,8 +23,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from ctxspec import exits
+from ctxspec.cli import UsageError
 from ctxspec.conformance.ask import outcome
-from ctxspec.conformance.cli_args import UsageError
 from ctxspec.conformance.engines.reference import in_process
 from ctxspec.conformance.errors import StartupFailed
 from ctxspec.conformance.runner.failing_example import (
@@ -42,7 +42,7 @@ from ctxspec.conformance.transport.wire import WireImplementation
 
 __all__ = ["check_replay_options", "replay"]
 
-STARTUP_FAILED_STATUS: Final = 6  # as `conform`'s (plugin.STARTUP_FAILED_STATUS)
+STARTUP_FAILED_STATUS: Final = exits.STARTUP_FAILED
 # conform's options that select or report a run of the suite: a replay runs none
 _NOT_WITH_REPLAY: Final = {
     "case": "--case",

@@ -14,7 +14,8 @@ its first case); a `bench.*` op gets `ctxspec bench`'s request on a small genera
 
 - `smoke(spec, timeout) -> Smoke`: the run; `Smoke.rows` is the table, one `Row` an op.
 - `STATUSES`: what a row's status means and whether it is an answer in shape.
-- `EXIT_STATUS`: how `ctxspec smoke` exits; `add_smoke_command` registers it.
+- `EXIT_STATUS`: how `ctxspec smoke` exits (its rows of `ctxspec.exits`);
+  `smoke_arguments` adds its options (conformance/cli.py registers the command).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from ctxspec import exits
 from ctxspec.conformance.ask import ask
 from ctxspec.conformance.cli_args import impl_spec, output_file, seconds
 from ctxspec.conformance.corpus.cases import Case, load_cases
@@ -50,10 +52,10 @@ __all__ = [
     "STATUSES",
     "Row",
     "Smoke",
-    "add_smoke_command",
     "main_smoke",
     "requests_by_op",
     "smoke",
+    "smoke_arguments",
     "summary",
     "table",
 ]
@@ -77,14 +79,9 @@ STATUSES: Final[Mapping[str, tuple[str, bool]]] = {
 
 UNASKED: Final = ("not run", "no request")  # the statuses of a listed op not asked
 
-SMOKE_FAILED: Final = 1
-STARTUP_FAILED: Final = 6  # as `ctxspec conform`'s STARTUP_FAILED_STATUS
-EXIT_STATUS: Final = {
-    0: "every listed op answered in shape (a result of an allowed type, or a typed error)",
-    SMOKE_FAILED: "a listed op broke the protocol: a protocol violation, a timeout or a crash",
-    2: "bad usage, or an implementation that could not be installed",
-    STARTUP_FAILED: "the implementation did not start (no process, or a broken handshake)",
-}
+SMOKE_FAILED: Final = exits.FAILED
+STARTUP_FAILED: Final = exits.STARTUP_FAILED
+EXIT_STATUS: Final = exits.statuses("smoke")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -330,14 +327,8 @@ def _write_json(path: Path, document: Mapping[str, Any]) -> None:
     path.write_text(json.dumps(document, indent=1) + "\n", "utf-8")
 
 
-def add_smoke_command(commands: Any) -> None:
-    """`ctxspec smoke`, registered on the command line's subparsers."""
-    statuses = "; ".join(f"{code} {meaning}" for code, meaning in EXIT_STATUS.items())
-    parser = commands.add_parser(
-        "smoke",
-        help="the handshake and one request per listed op: framing and shape, in seconds",
-        description=f"Exit status: {statuses}.",
-    )
+def smoke_arguments(parser: argparse.ArgumentParser) -> None:
+    """`ctxspec smoke`'s options (conformance/cli.py registers the command)."""
     parser.add_argument(
         "--impl",
         type=impl_spec,
@@ -351,4 +342,3 @@ def add_smoke_command(commands: Any) -> None:
         help=f"seconds per request ({DEFAULT_TIMEOUT:g})",
     )
     parser.add_argument("--json", type=output_file, metavar="FILE", help="write the table as JSON")
-    parser.set_defaults(run=main_smoke)

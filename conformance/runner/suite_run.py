@@ -82,7 +82,7 @@ def run_suite(
     with tempfile.TemporaryDirectory(prefix="ctxspec-run-") as scratch:
         target = json_path if json_path is not None else Path(scratch) / "results.json"
         target.unlink(missing_ok=True)
-        command = [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--impl", impl]
+        command = [sys.executable, "-m", "ctxspec", "conform", "--impl", impl]
         command += ["--json", str(target)]
         command += ["--expectations", expectations] if expectations is not None else []
         command += ["-n", jobs] if jobs else []

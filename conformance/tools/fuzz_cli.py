@@ -1,13 +1,15 @@
 """`ctxspec fuzz`: the command over the fuzz driver (`fuzz.fuzz`) and its case writer.
 
-`add_fuzz_command` adds the subcommand and its options; `main_fuzz` opens both
+`fuzz_arguments` adds its options (conformance/cli.py registers the command); `main_fuzz` opens both
 implementations, runs the driver with progress on stderr, prints each op's minimal
 divergences as cases (`fuzz_cases`), writes them with `--write-cases` and the report
-with `--json`, and ends with `summary`. `EXIT_STATUS` says how each outcome exits.
+with `--json`, and ends with `summary`. `EXIT_STATUS` says how each outcome exits (its
+rows of `ctxspec.exits`).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import secrets
 import sys
@@ -15,8 +17,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from ctxspec import exits
+from ctxspec.cli import UsageError
 from ctxspec.conformance.cli_args import (
-    UsageError,
     count,
     impl_spec,
     output_dir,
@@ -37,7 +40,7 @@ from ctxspec.conformance.transport.resolve import (
     prepare,
 )
 
-__all__ = ["EXIT_STATUS", "add_fuzz_command", "main_fuzz", "summary"]
+__all__ = ["EXIT_STATUS", "fuzz_arguments", "main_fuzz", "summary"]
 
 
 def summary(reports: Sequence[OpReport], seed: int, impl_name: str, against_name: str) -> str:
@@ -65,23 +68,11 @@ def summary(reports: Sequence[OpReport], seed: int, impl_name: str, against_name
 
 # --- the command ------------------------------------------------------------------------
 
-EXIT_STATUS: Final = {
-    0: "no divergence, no error",
-    1: "divergences found",
-    2: "bad usage, an unknown op, or an implementation that could not be installed",
-    3: "no divergence, but requests that crashed, timed out or broke the protocol",
-    6: "an implementation did not start",
-}
+EXIT_STATUS: Final = exits.statuses("fuzz")
 
 
-def add_fuzz_command(commands: Any) -> None:
-    """`ctxspec fuzz`, registered on the command line's subparsers."""
-    statuses = "; ".join(f"{code} {meaning}" for code, meaning in EXIT_STATUS.items())
-    parser = commands.add_parser(
-        "fuzz",
-        help="differential fuzzing of an implementation against another (Pi by default)",
-        description=f"Exit status: {statuses}.",
-    )
+def fuzz_arguments(parser: argparse.ArgumentParser) -> None:
+    """`ctxspec fuzz`'s options (conformance/cli.py registers the command)."""
     parser.add_argument(
         "--impl", type=impl_spec, required=True, help="the implementation under test"
     )
@@ -110,7 +101,6 @@ def add_fuzz_command(commands: Any) -> None:
     )
     parser.add_argument("--timeout", type=seconds, default=30.0, help="seconds per request")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
-    parser.set_defaults(run=main_fuzz)
 
 
 def main_fuzz(options: Any) -> int:

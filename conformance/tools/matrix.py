@@ -52,9 +52,10 @@ from ctxspec.conformance.runner.suite_run import run_suite
 from ctxspec.conformance.transport.resolve import canonical_name
 
 __all__ = [
-    "add_matrix_command",
     "build_matrix",
     "check_outputs",
+    "main_matrix",
+    "matrix_arguments",
     "matrix_paths",
     "run_matrix",
     "slug",
@@ -405,7 +406,7 @@ def write_matrix(matrix: Mapping[str, Any], out: Path) -> None:
         (badges / f"{impl['slug']}.svg").write_text(render_badge(impl), "utf-8")
 
 
-def _main(options: argparse.Namespace) -> int:
+def main_matrix(options: argparse.Namespace) -> int:
     out = Path(options.out)
     results = [read_results("--from", source) for source in options.sources]
     if not (results or options.impl):
@@ -425,9 +426,8 @@ def _main(options: argparse.Namespace) -> int:
     return 0
 
 
-def add_matrix_command(commands: Any) -> None:
-    """The `matrix` subcommand of `ctxspec`."""
-    matrix = commands.add_parser("matrix", help="HTML/JSON matrix and badges over implementations")
+def matrix_arguments(matrix: argparse.ArgumentParser) -> None:
+    """`ctxspec matrix`'s options (conformance/cli.py registers the command)."""
     matrix.add_argument(
         "--impl", type=impl_spec, action="append", default=[], help="run this one (repeatable)"
     )
@@ -440,4 +440,3 @@ def add_matrix_command(commands: Any) -> None:
         "-n", dest="numprocesses", type=workers, default=None, help="parallel workers per run"
     )
     matrix.add_argument("--timeout", type=seconds, default=None, help="seconds per request")
-    matrix.set_defaults(run=_main)

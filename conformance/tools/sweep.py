@@ -11,14 +11,14 @@ smallest, is written as a golden case expecting the oracle's answer, unless a ca
 the corpus already shows the same class on this implementation. A request where the
 reference and the oracle differ is a reference bug and is reported first.
 
-Exit status: 0 nothing new to pin; 1 new cases (written with `--write-cases`); 2 bad
-usage (a `--json`, `--record` or `--write-cases` path that cannot be written is refused
-in one line before any run) or an install failure; 3 a seed's run did not complete; 4
-the reference differs from the oracle.
+Its exit statuses are its rows of the table in `ctxspec.exits` (0 nothing new to pin,
+1 new cases, 4 the reference differs from the oracle, ...). `sweep_arguments` adds its
+options; conformance/cli.py registers the command.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
@@ -51,7 +51,7 @@ from ctxspec.conformance.transport.resolve import (
     prepare,
 )
 
-__all__ = ["Pinned", "add_sweep_command", "main_sweep", "sweep_requests"]
+__all__ = ["Pinned", "main_sweep", "sweep_arguments", "sweep_requests"]
 
 PROPERTIES_ONLY = "not test_case"  # the golden cases' test function is `test_case`
 
@@ -184,12 +184,8 @@ def sweep_requests(
     )
 
 
-def add_sweep_command(commands: Any) -> None:
-    parser = commands.add_parser(
-        "sweep",
-        help="run an implementation's properties under many seeds and pin what they find",
-        description=(__doc__ or "").split("\n\n")[-1],
-    )
+def sweep_arguments(parser: argparse.ArgumentParser) -> None:
+    """`ctxspec sweep`'s options (conformance/cli.py registers the command)."""
     parser.add_argument("--impl", required=True, help="the implementation under test")
     parser.add_argument("--against", default=None, help="the oracle (default pi@0.85.0)")
     parser.add_argument("--seeds", type=int, default=20, help="how many seeds (20)")
@@ -212,7 +208,6 @@ def add_sweep_command(commands: Any) -> None:
     parser.add_argument(
         "--json", metavar="FILE", type=output_file, help="write the sweep's findings as JSON"
     )
-    parser.set_defaults(run=main_sweep)
 
 
 def main_sweep(options: Any) -> int:

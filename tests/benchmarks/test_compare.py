@@ -124,7 +124,7 @@ def test_ratio_to_must_be_one_of_the_implementations(
     tmp_path: Any, capsys: Any, monkeypatch: Any
 ) -> None:
     """Refused before anything runs or is written: one line, exit status 2."""
-    from ctxspec.conformance.cli import main  # noqa: PLC0415
+    from ctxspec.cli import main  # noqa: PLC0415
 
     monkeypatch.chdir(tmp_path)
     assert main(["bench", "--impl", "fastengine", "--ratio-to", "pi@0.85.0", "-q"]) == 2
@@ -133,9 +133,9 @@ def test_ratio_to_must_be_one_of_the_implementations(
 
 
 def test_the_tolerance_has_one_default_the_help_shows(capsys: Any) -> None:
-    from ctxspec.conformance.cli import _parser, main  # noqa: PLC0415
+    from ctxspec.cli import main, parser  # noqa: PLC0415
 
-    assert _parser().parse_args(["bench"]).tolerance == 0.3
+    assert parser().parse_args(["bench"]).tolerance == 0.3
     with pytest.raises(SystemExit):
         main(["bench", "--help"])
     assert "below the baseline (0.3)" in " ".join(capsys.readouterr().out.split())

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ctxspec.conformance.cli import main
+from ctxspec.cli import main
 from ctxspec.conformance.cli_args import check_selection
 from ctxspec.conformance.corpus import aliases
 from ctxspec.conformance.corpus.aliases import Alias, load_aliases, new_id
@@ -18,7 +18,7 @@ from ctxspec.conformance.runner.expectations import default_expectations_file, l
 from ctxspec.conformance.tools.expectations_write import load_changes, write_expectations
 
 OLD, NEW = "negative-max-chars-keeps-nothing", "negative-max-chars-counts-from-end"
-CONFORM = [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--impl", "reference"]
+CONFORM = [sys.executable, "-m", "ctxspec", "conform", "--impl", "reference"]
 SHIPPED = sorted(Path(str(default_expectations_file("reference"))).parent.glob("*.yaml"))
 
 

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from ctxspec.conformance.cli import main
+from ctxspec.cli import main
 from ctxspec.conformance.corpus.cases import BOUNDARIES, expand, lint, load_cases, rule_index
 from ctxspec.conformance.errors import CorpusError
 from ctxspec.conformance.runner.expectations import default_expectations_file, load_expectations

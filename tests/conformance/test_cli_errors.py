@@ -23,7 +23,7 @@ from ctxspec.conformance import cli_args
 from ctxspec.conformance.corpus.cases import load_cases
 
 SCRIPT = Path(sys.executable).parent / "ctxspec"
-CTXSPEC = [str(SCRIPT)] if SCRIPT.is_file() else [sys.executable, "-m", "ctxspec.conformance.cli"]
+CTXSPEC = [str(SCRIPT)] if SCRIPT.is_file() else [sys.executable, "-m", "ctxspec"]
 CHECKOUT = str(Path(conformance.__file__).resolve().parent.parent)  # the code under test
 CASE = "tail-cut-inside-4-byte-sequence-after-byte-2"
 GUARD = 120  # seconds; a refusal comes before anything runs

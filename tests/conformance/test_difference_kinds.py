@@ -24,7 +24,7 @@ def conform(tmp_path: Path, mode: str, *args: str) -> tuple[dict[str, Any], str]
     results = tmp_path / f"{mode}.json"
     command = shlex.join([sys.executable, str(FAKE_IMPL), mode])
     completed = subprocess.run(
-        [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--impl", command,
+        [sys.executable, "-m", "ctxspec", "conform", "--impl", command,
          "--expectations", "none", "--json", str(results), *args],
         capture_output=True, text=True, timeout=900, cwd=tmp_path, check=False,
     )  # fmt: skip

@@ -131,7 +131,7 @@ def test_a_run_reports_the_request_in_text_and_json(port: Path, tmp_path: Path) 
     results = tmp_path / "results.json"
     command = f"{sys.executable} {port} garbage"
     completed = subprocess.run(
-        [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--impl", command,
+        [sys.executable, "-m", "ctxspec", "conform", "--impl", command,
          "--case", CASE, "--json", str(results)],
         capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False,
     )  # fmt: skip

@@ -19,9 +19,8 @@ import pytest
 from conform import conform
 from paths import FAKE_IMPL, ROOT
 
+from ctxspec.cli import UsageError, main
 from ctxspec.conformance.ask import Outcome
-from ctxspec.conformance.cli import main
-from ctxspec.conformance.cli_args import UsageError
 from ctxspec.conformance.corpus.cases import load_cases
 from ctxspec.conformance.engines.reference import handle
 from ctxspec.conformance.judging.check import CaseMismatch, ResultMismatch, check_case
@@ -309,7 +308,7 @@ class TestDroppedCharacter:
         command = shlex.split(entry["example"]["pin"])
         assert command[:2] == ["ctxspec", "conform"]
         replayed = subprocess.run(
-            [sys.executable, "-m", "ctxspec.conformance.cli", *command[1:]],
+            [sys.executable, "-m", "ctxspec", *command[1:]],
             cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
         )  # fmt: skip
         assert replayed.returncode == 1, replayed.stderr
@@ -318,7 +317,7 @@ class TestDroppedCharacter:
         cases = tmp_path / command[-1]
         assert list(cases.glob("*/*.yaml")), replayed.stdout
         lint = subprocess.run(
-            [sys.executable, "-m", "ctxspec.conformance.cli", "cases", "lint", "--root", str(cases)],
+            [sys.executable, "-m", "ctxspec", "cases", "lint", "--root", str(cases)],
             capture_output=True, text=True, timeout=120, check=False,
         )  # fmt: skip
         assert lint.returncode == 0, lint.stdout + lint.stderr

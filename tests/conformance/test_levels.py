@@ -32,7 +32,7 @@ PI_BROKEN = ["--case", "unknown-leaf-invalid-input", "--case", "unknown-leaf-pat
 def conform(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any], str]:
     results = tmp_path / "results.json"
     completed = subprocess.run(
-        [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--json", str(results), *args],
+        [sys.executable, "-m", "ctxspec", "conform", "--json", str(results), *args],
         capture_output=True,
         text=True,
         timeout=900,
@@ -114,7 +114,7 @@ def test_an_unknown_property_in_expectations_is_refused_with_the_nearest_name(
     target = tmp_path / "bad.yaml"
     target.write_text("implementation: x\nproperties:\n  test_tail_is_a_sufix: typo\n")
     completed = subprocess.run(
-        [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--expectations", str(target)],
+        [sys.executable, "-m", "ctxspec", "conform", "--expectations", str(target)],
         capture_output=True,
         text=True,
         timeout=300,

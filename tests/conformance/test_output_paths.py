@@ -101,7 +101,7 @@ def test_refused_before_the_run(place: Path, name: str, argv: list[str], bad: st
 def _refusal(place: Path, argv: list[str]) -> str:
     """Run ctxspec with `argv` in `place`: its one line on stderr, having run nothing."""
     done = subprocess.run(
-        [sys.executable, "-m", "ctxspec.conformance.cli", *argv],
+        [sys.executable, "-m", "ctxspec", *argv],
         capture_output=True,
         text=True,
         cwd=place,

@@ -20,7 +20,7 @@ import pytest
 from paths import FAKE_IMPL
 from rich.console import Console
 
-from ctxspec.conformance.cli import main
+from ctxspec.cli import main
 from ctxspec.conformance.corpus.cases import load_cases
 from ctxspec.conformance.engines.reference import ReferenceImplementation
 from ctxspec.conformance.harnesses import pi

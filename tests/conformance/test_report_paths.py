@@ -65,7 +65,7 @@ def test_no_report_carries_a_machine_path(tmp_path: Path) -> None:
     expectations.write_text("implementation: fake\ncases: {}\nproperties: {}\n", "utf-8")
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     conform = [
-        sys.executable, "-m", "ctxspec.conformance.cli", "conform",
+        sys.executable, "-m", "ctxspec", "conform",
         "--impl", "python fake.py drop-tail-char",
         "--expectations", str(expectations),
         "-k", "truncate or agent or tail-cut-inside",  # properties, skips, failing cases
@@ -74,7 +74,7 @@ def test_no_report_carries_a_machine_path(tmp_path: Path) -> None:
     run = subprocess.run(conform, cwd=work, env=env, capture_output=True, text=True,
                          timeout=600, check=False)  # fmt: skip
     assert run.returncode == 1, run.stdout + run.stderr
-    matrix = [sys.executable, "-m", "ctxspec.conformance.cli", "matrix", "--from", "out/r.json",
+    matrix = [sys.executable, "-m", "ctxspec", "matrix", "--from", "out/r.json",
               "--out", "out/matrix"]  # fmt: skip
     drawn = subprocess.run(matrix, cwd=work, env=env, capture_output=True, text=True,
                            timeout=300, check=False)  # fmt: skip

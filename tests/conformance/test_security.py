@@ -235,7 +235,7 @@ class TestTempFiles:
         """A run stopped mid-request ends, kills its fakes (SIGTERM ignored) and removes all."""
         state = tmp_path / "state"
         command = shlex.join(fake("litter", "hang", "ignore-term"))
-        argv = [sys.executable, "-c", _SIGINT_DEFAULT, "-m", "ctxspec.conformance.cli", "conform"]
+        argv = [sys.executable, "-c", _SIGINT_DEFAULT, "-m", "ctxspec", "conform"]
         argv += ["--impl", command, "--timeout", "300", "-n", workers, "-k", "test_case"]
         run = subprocess.Popen(
             argv,
@@ -351,7 +351,7 @@ class TestCache:
         for path in (f"node_modules/{package}", "node_modules/dep"):
             (tmp_path / path).mkdir(parents=True)
             (tmp_path / path / "package.json").write_text('{"version": "0.85.0"}')
-        check = pi_adapter._check("0.85.0")
-        assert check(tmp_path) is None
+        problem = pi_adapter.HARNESS.problem
+        assert problem(tmp_path, "0.85.0") is None
         (tmp_path / "node_modules/dep/package.json").unlink()
-        assert check(tmp_path) == "node_modules/dep/package.json is missing"
+        assert problem(tmp_path, "0.85.0") == "node_modules/dep/package.json is missing"

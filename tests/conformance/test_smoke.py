@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def ctxspec(tmp_path: Path, *args: str) -> tuple[int, str, str]:
     """`ctxspec ARGS` as a user runs it, in a scratch directory: status, stdout, stderr."""
     done = subprocess.run(
-        [sys.executable, "-m", "ctxspec.conformance.cli", *args],
+        [sys.executable, "-m", "ctxspec", *args],
         capture_output=True,
         text=True,
         timeout=300,

@@ -16,7 +16,8 @@ import pytest
 from hypothesis.internal.conjecture import providers
 from paths import FAKE_IMPL
 
-from ctxspec.conformance.cli import _parser, conform_args
+from ctxspec.cli import parser
+from ctxspec.conformance.cli import pytest_command
 from ctxspec.conformance.corpus.cases import load_cases
 from ctxspec.conformance.runner.examples import (
     VERDICT_EXAMPLES,
@@ -41,7 +42,7 @@ def run(tmp_path: Path, name: str, *args: str, ci: bool) -> tuple[int, dict[str,
     if ci:
         env["CI"] = "true"
     completed = subprocess.run(
-        [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--json", str(results), *args],
+        [sys.executable, "-m", "ctxspec", "conform", "--json", str(results), *args],
         capture_output=True,
         text=True,
         timeout=600,
@@ -67,7 +68,7 @@ def test_same_verdict_with_and_without_ci_and_any_worker_count(tmp_path: Path) -
 @pytest.mark.parametrize(("workers", "passed"), [("1", None), ("0", None), ("2", "2")])
 def test_one_worker_is_the_runners_process(workers: str, passed: str | None) -> None:
     """`-n 1` runs in the runner's process (the path the first test compares with -n 2)."""
-    args = conform_args(_parser().parse_args(["conform", "-n", workers]))
+    args = pytest_command(parser().parse_args(["conform", "-n", workers]))
     assert (args[args.index("-n") + 1] if "-n" in args else None) == passed
 
 
@@ -87,7 +88,7 @@ def test_explore_draws_random_examples_and_says_so(tmp_path: Path) -> None:
 
 def test_seed_without_explore_is_refused(tmp_path: Path) -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--seed", "5"],
+        [sys.executable, "-m", "ctxspec", "conform", "--seed", "5"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -13,7 +13,7 @@ def conform(tmp_path: Path, *args: str, timeout: float = 300) -> tuple[int, str,
     """Run the CLI in a child process in `tmp_path`; its status, output and JSON results."""
     results = tmp_path / "results.json"
     completed = subprocess.run(
-        [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--json", str(results), *args],
+        [sys.executable, "-m", "ctxspec", "conform", "--json", str(results), *args],
         capture_output=True,
         text=True,
         timeout=timeout,

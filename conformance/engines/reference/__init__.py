@@ -17,7 +17,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any, BinaryIO, Final
 
-from ctxspec import reference
+from ctxspec import __version__
 from ctxspec.conformance.engines.reference.ops import REFERENCE, Engine, all_handlers
 from ctxspec.conformance.harnesses.kit import jsonlines
 from ctxspec.conformance.harnesses.kit.tree import validate_tree
@@ -47,7 +47,7 @@ class EngineAdapter:
             "protocol": PROTOCOL_VERSION,
             "implementation": {
                 "name": implementation,
-                "version": reference.__version__,
+                "version": __version__,
                 "language": f"python {sys.version_info.major}.{sys.version_info.minor}",
             },
             "ops": sorted(self.handlers),

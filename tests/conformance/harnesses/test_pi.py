@@ -168,7 +168,7 @@ class TestRipgrep:
         script = (
             "import sys; from ctxspec.conformance.harnesses import pi; "
             "pi.ripgrep_dir = lambda: None; "
-            "from ctxspec.conformance.cli import main; sys.exit(main(sys.argv[1:]))"
+            "from ctxspec.cli import main; sys.exit(main(sys.argv[1:]))"
         )
         completed = subprocess.run(
             [sys.executable, "-c", script, *args],

@@ -232,7 +232,7 @@ def conform_peak(tmp_path: Path, *args: str) -> tuple[int, int, dict[str, Any]]:
     implementation), whichever is higher; nothing else the test process ran counts.
     """
     results = tmp_path / "results.json"
-    command = [sys.executable, "-m", "ctxspec.conformance.cli", "conform", "--json", str(results)]
+    command = [sys.executable, "-m", "ctxspec", "conform", "--json", str(results)]
     with open(tmp_path / "output.txt", "wb") as output:
         process = subprocess.Popen(
             [*command, *args], stdout=output, stderr=subprocess.STDOUT, cwd=tmp_path

@@ -135,7 +135,7 @@ class TestConformStops:
         results = tmp_path / "results.json"
         argv = ["conform", "--impl", command, *workers, "--json", str(results)]
         done = subprocess.run(
-            [sys.executable, "-m", "ctxspec.conformance.cli", *argv],
+            [sys.executable, "-m", "ctxspec", *argv],
             capture_output=True,
             text=True,
             cwd=tmp_path,
