@@ -5,8 +5,8 @@ documents less what a clock measures (each record's `duration`, the header's
 `startedAt`), records in id order (xdist reports them in the order its workers finish);
 each `--checkout DIR` is written `<checkout>` in both, for runs of two copies of the
 suite (the header names the expectations file by its path). Exit status 0 when they are
-the same, 1 with the differing header keys and records otherwise. docs/performance/
-suite-speed.md checks the runner's speed-ups with it.
+the same, 1 with the differing header keys and records otherwise. The runner's speed-ups
+were checked with it (docs/history/performance.md, "The same verdict").
 """
 
 from __future__ import annotations
