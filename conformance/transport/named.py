@@ -1,16 +1,19 @@
 """Implementations ctxspec installs itself, by the name given to `--impl NAME@VERSION`.
 
-Each family is a module with `install(version, *, quiet) -> Launch`: it installs that
-exact version into the cache on first use (npm, or a private venv for PyPI ports) and
-says how to start its adapter. Modules are imported only when their family is asked
-for, so a family's missing toolchain never breaks the others.
+Each family is a harness package (`ctxspec.conformance.harnesses.<name>`) that declares
+itself (`HARNESS`: an `npm_harness.NpmHarness` or a `pyvenv.PypiPort`) and has
+`install(version, *, quiet) -> Launch`: it installs that exact version into the cache on
+first use (npm, or a private venv for PyPI ports) and says how to start its adapter.
+`FAMILIES` is read from the declarations; a declaration is data, and a family's toolchain
+(npm, Node, Bun) is asked for only when that family is installed, so a missing one never
+breaks the others.
 """
 
 from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
@@ -68,43 +71,30 @@ class Family:
         return installer
 
 
-FAMILIES: Final[Mapping[str, Family]] = {
-    family.name: family
-    for family in (
-        Family(
-            "pi",
-            "0.85.0",
-            "ctxspec.conformance.harnesses.pi",
-            "npm @earendil-works/pi-coding-agent",
-        ),
-        Family(
-            "oh-my-pi",
-            "18.3.4",
-            "ctxspec.conformance.harnesses.oh_my_pi",
-            "npm @oh-my-pi/pi-coding-agent",
-        ),
-        Family("cline", "0.0.86", "ctxspec.conformance.harnesses.cline", "npm @cline/core"),
-        Family(
-            "gemini-cli",
-            "0.61.0",
-            "ctxspec.conformance.harnesses.gemini_cli",
-            "npm @google/gemini-cli-core",
-        ),
-        Family("codex", "0.171.0", "ctxspec.conformance.harnesses.codex", "npm @openai/codex"),
-        Family(
-            "pi-agents-py",
-            "0.58.3",
-            "ctxspec.conformance.harnesses.pi_agents_py",
-            "PyPI pi-agents-py",
-        ),
-        Family(
-            "pi-agent-harness-lc",
-            "0.6.0",
-            "ctxspec.conformance.harnesses.pi_agent_harness_lc",
-            "PyPI pi-agent-harness-lc",
-        ),
-    )
-}
+class _Families(Mapping[str, Family]):
+    """The families by `--impl` name, read from the harness packages' declarations on first
+    use (`ctxspec.conformance.harnesses.declarations`), so no list of them can go stale."""
+
+    def __init__(self) -> None:
+        self._table: dict[str, Family] | None = None
+
+    def _read(self) -> dict[str, Family]:
+        if self._table is None:
+            harnesses = importlib.import_module("ctxspec.conformance.harnesses")
+            self._table = {d.family: d.entry for d in harnesses.declarations()}
+        return self._table
+
+    def __getitem__(self, name: str) -> Family:
+        return self._read()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+
+FAMILIES: Final[Mapping[str, Family]] = _Families()
 
 _SPEC = re.compile(
     r"(?P<family>[a-z][a-z0-9-]*)(?:@(?P<version>\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?))?"

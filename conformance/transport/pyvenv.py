@@ -14,11 +14,12 @@ import hashlib
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from ctxspec.conformance.runner.progress import status
 from ctxspec.conformance.transport.cache import ensure, run_logged
-from ctxspec.conformance.transport.named import Launch
+from ctxspec.conformance.transport.named import Family, Launch
 from ctxspec.conformance.transport.pyrun import PYRUN
 
 __all__ = ["PypiPort", "adapter_launch", "ensure_venv"]
@@ -58,7 +59,7 @@ def adapter_launch(python: Path, adapter: Path) -> Launch:
     return Launch(argv=[str(python), "-I", "-B", str(PYRUN), str(adapter)])
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PypiPort:
     """A port from PyPI: what its venv installs at a version, and its adapter's launch.
 
@@ -68,14 +69,30 @@ class PypiPort:
     that a later release of a dependency cannot change a verdict.
     """
 
-    family: str
+    family: str  # the `--impl` name
+    default_version: str  # what a bare family name means
+    module: str  # the harness package (`__name__`): its adapter and `pins/` lie there
     packages: tuple[str, ...]
-    adapter: Path
+    adapter: str = "adapter.py"  # beside the harness's `__init__`
+
+    @property
+    def source(self) -> str:
+        """Where it comes from, for humans: `PyPI package`."""
+        return f"PyPI {self.packages[0]}"
+
+    @property
+    def entry(self) -> Family:
+        """The family `--impl` resolves (`named.FAMILIES`)."""
+        return Family(self.family, self.default_version, self.module, self.source)
+
+    @property
+    def adapter_path(self) -> Path:
+        return Path(str(resources.files(self.module))) / self.adapter
 
     def requirements(self, version: str) -> list[str]:
         """What the venv for `version` installs: the packages at `version`, and the pins."""
         exact = [f"{package}=={version}" for package in self.packages]
-        pins = self.adapter.parent / "pins" / f"{version}.txt"
+        pins = self.adapter_path.parent / "pins" / f"{version}.txt"
         pinned = pins.read_text("utf-8").split() if pins.is_file() else []
         return [*exact, *pinned]
 
@@ -83,4 +100,4 @@ class PypiPort:
         """The port's venv on first use (cached), and the adapter run by its python."""
         name = f"{self.family}-{version}"
         python = ensure_venv(name, self.requirements(version), quiet=quiet)
-        return adapter_launch(python, self.adapter)
+        return adapter_launch(python, self.adapter_path)

@@ -28,7 +28,7 @@ from ctxspec.conformance.runner.progress import status
 from ctxspec.conformance.runner.suite_run import Results
 from ctxspec.conformance.tools import changelog, fuzz, sweep
 from ctxspec.conformance.tools.matrix import run_matrix
-from ctxspec.conformance.transport import cache, pyvenv
+from ctxspec.conformance.transport import cache, npm_lock, npm_registry, pyvenv
 from ctxspec.conformance.transport.named import InstallError
 
 TIMING = r"\(\d+s(, about \d+s left)?\)"
@@ -159,14 +159,15 @@ def test_an_install_says_once_what_it_installs(
 def test_the_pi_install_line_names_the_release_and_the_npm_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(pi, "_npm", lambda: "npm")
-    monkeypatch.setattr(pi, "run_logged", lambda *_, **__: None)
-    pi._build("0.85.0", False)(tmp_path)
-    pi._build("0.85.0", True)(tmp_path)
+    monkeypatch.setattr(npm_registry, "npm", lambda _: "npm")
+    monkeypatch.setattr(npm_lock, "run_logged", lambda *_, **__: None)
+    pi.HARNESS.build("0.85.0", quiet=False)(tmp_path)
+    pi.HARNESS.build("0.85.0", quiet=True)(tmp_path)
     assert capsys.readouterr() == (
         "",
-        "ctxspec: installing pi@0.85.0 into the cache: npm ci "
-        "@earendil-works/pi-coding-agent@0.85.0 (from its lock; once, about 30 s and 350 MB) ...\n",
+        "ctxspec: installing pi@0.85.0 into the cache: npm ci of "
+        "@earendil-works/pi-coding-agent@0.85.0 and Node 22 (from the committed lock; once, "
+        "about 30 s and 350 MB) ...\n",
     )
 
 

@@ -4,12 +4,13 @@ The fork ships TypeScript sources that only Bun runs (`engines.bun >= 1.3.14`). 
 package, its `@oh-my-pi` siblings and Bun itself (the npm package `bun`, whose binary
 comes in the platform package `@oven/bun-linux-x64`; the `bun` package's postinstall only
 links it, so the binary is used directly) are installed into the cache on first use, from
-the committed `oh_my_pi/package.json` + `package-lock.json` (exact versions, integrity
-hashes) with `npm install --ignore-scripts`, and the lock must come out unchanged: `npm
-ci` refuses this lock, because pi-natives 18.2.10 names optional platform packages the
-registry never had (darwin, win32, linux-arm64 at 18.2.10), which no lock can hold.
-The adapter (`oh_my_pi/adapter.mjs`) runs from where ctxspec is installed, with HOME (and
-the XDG directories) inside the install, so no user's omp settings reach it.
+the committed `oh_my_pi/locks/<version>/package.json` + `package-lock.json` (exact
+versions, integrity hashes) with `npm install --ignore-scripts`, and the lock must come
+out unchanged: `npm ci` refuses this lock, because pi-natives 18.2.10 names optional
+platform packages the registry never had (darwin, win32, linux-arm64 at 18.2.10), which no
+lock can hold. The adapter (`oh_my_pi/adapter.mjs`) runs from where ctxspec is installed,
+with HOME (and the XDG directories) inside the install, so no user's omp settings reach
+it.
 
 Two pieces of 18.3.4 are not on the registry, and the committed manifest says what
 stands in for them:
@@ -30,45 +31,27 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Final
 
-from ctxspec.conformance.transport import npm_lock
-from ctxspec.conformance.transport.named import InstallError, Launch
+from ctxspec.conformance.transport.named import InstallError
+from ctxspec.conformance.transport.npm_harness import BUN, Home, NpmHarness
 
-__all__ = ["ADAPTER", "PACKAGE", "SUPPORTED", "install", "package_files"]
+__all__ = ["ADAPTER", "HARNESS", "install", "package_files"]
 
-PACKAGE: Final = "@oh-my-pi/pi-coding-agent"
-SUPPORTED: Final = ("18.3.4",)
-_BUN: Final = ("node_modules", "@oven", "bun-linux-x64", "bin", "bun")
 _NATIVES: Final = ("node_modules", "@oh-my-pi", "pi-natives")
 _ADDON: Final = ("node_modules", "@oh-my-pi", "pi-natives-linux-x64")
 _WORKSPACE: Final = ("workspace", "pi-natives")
 
 
-ADAPTER: Final = npm_lock.folder(__name__) / "adapter.mjs"
-
-
-def package_files() -> dict[str, bytes]:
-    """The committed manifest and lock, by file name."""
-    return npm_lock.committed(__name__)
-
-
-def _check(version: str) -> Callable[[Path], str | None]:
-    def check(root: Path) -> str | None:
-        """What is missing in an install: Bun, the fork, the natives loader and its addon."""
-        problem = npm_lock.missing(root, _BUN, PACKAGE, version)
-        if problem is not None:
-            return problem
-        natives = root.joinpath(*_WORKSPACE)
-        if not natives.joinpath("package.json").is_file():
-            return "workspace/pi-natives/package.json is missing"
-        if not any(natives.joinpath("native").glob("*.node")):
-            return "the pi-natives addon (workspace/pi-natives/native/*.node) is missing"
-        return None
-
-    return check
+def _natives_missing(root: Path) -> str | None:
+    """What is missing of the natives loader moved beside its addon."""
+    natives = root.joinpath(*_WORKSPACE)
+    if not natives.joinpath("package.json").is_file():
+        return "workspace/pi-natives/package.json is missing"
+    if not any(natives.joinpath("native").glob("*.node")):
+        return "the pi-natives addon (workspace/pi-natives/native/*.node) is missing"
+    return None
 
 
 def _place_natives(root: Path) -> None:
@@ -90,26 +73,19 @@ def _place_natives(root: Path) -> None:
         shutil.copy2(binary, workspace / "native" / binary.name)
 
 
-def _settle(work: Path, files: Mapping[str, bytes]) -> None:
-    """After npm: the lock came out unchanged, and pi-natives moved beside its addon."""
-    if (work / "package-lock.json").read_bytes() != files["package-lock.json"]:
-        raise InstallError(
-            "oh-my-pi: npm resolved another tree than the committed package-lock.json"
-        )
-    _place_natives(work)
-
-
-def install(version: str, *, quiet: bool = False) -> Launch:
-    """The cached install of the fork (made on first use) and its adapter run by Bun."""
-    root = npm_lock.install_locked(
-        __name__, "oh-my-pi", version, SUPPORTED, check=_check(version),
-        needed_for=f"{PACKAGE}@{version} and Bun", size="about 1 min and 1.4 GB", quiet=quiet,
-        command="install", after=_settle,
-    )  # fmt: skip
-    bun = root.joinpath(*_BUN)
-    package_dir = root / "node_modules" / PACKAGE
-    home = root / "home"
-    env = {"PI_OFFLINE": "1", "NO_COLOR": "1", **npm_lock.home_env(home)}
-    return Launch(
-        argv=[str(bun), str(ADAPTER), str(package_dir)], env=env, name=f"oh-my-pi@{version}"
-    )
+HARNESS: Final = NpmHarness(
+    family="oh-my-pi",
+    default_version="18.3.4",
+    module=__name__,
+    packages=("@oh-my-pi/pi-coding-agent",),
+    runtime=BUN,
+    size="about 1 min and 1.4 GB",
+    command="install",  # `npm ci` refuses this lock (above); the lock must come out unchanged
+    after=_place_natives,
+    check=_natives_missing,
+    env={"PI_OFFLINE": "1", "NO_COLOR": "1"},
+    home=Home.XDG,
+)
+ADAPTER: Final = HARNESS.adapter_path
+install: Final = HARNESS.install
+package_files: Final = HARNESS.committed

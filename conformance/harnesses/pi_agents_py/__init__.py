@@ -5,14 +5,11 @@ read/bash/grep tools, token estimates, skills) in a private venv, answered by
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Final
 
 from ctxspec.conformance.transport.pyvenv import PypiPort
 
-__all__ = ["ADAPTER", "PORT", "install", "requirements"]
-
-ADAPTER: Final = Path(__file__).parent / "adapter.py"
+__all__ = ["ADAPTER", "HARNESS", "install", "requirements"]
 
 # The port pins nothing exactly (httpx[http2]>=0.27, jsonschema>=4.20, pyyaml>=6.0). None of
 # them is imported on the adapter's paths (truncate, tools, compaction, skills and the
@@ -20,10 +17,12 @@ ADAPTER: Final = Path(__file__).parent / "adapter.py"
 # pinned, with what they pull in (the venv's whole `pip freeze`), to the versions the
 # 0.58.3 run was made with, so that the venv is that one and a later release of any of
 # them cannot break the install. The pins are `pins/0.58.3.txt`.
-PORT: Final = PypiPort(
+HARNESS: Final = PypiPort(
     family="pi-agents-py",
+    default_version="0.58.3",
+    module=__name__,
     packages=("pi-agents-py",),
-    adapter=ADAPTER,
 )
-requirements: Final = PORT.requirements
-install: Final = PORT.install
+ADAPTER: Final = HARNESS.adapter_path
+requirements: Final = HARNESS.requirements
+install: Final = HARNESS.install

