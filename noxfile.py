@@ -4,7 +4,9 @@ The default set is what CI runs: ctxspec's tests, the suite against every implem
 with a shipped expectations file (one `conform` session each: the reference, the fast
 engine, every Pi release, the fork, the ports and the other agents, derived from
 `conformance/expectations/*.yaml`, so a new file is a new CI session), the tutorial's
-example port (`example`), the lint and the docs site (warnings as errors).
+example port (`example`), the lint (actionlint too) and the docs site (warnings as errors),
+the sdist and the wheel (`dist`), and on Python 3.12 and 3.13 the fast tests and the
+engines' conform (`pythons`, skipped where the interpreter is missing).
 `conform_releases` (the Pi releases), `conform_ports` (the fork and the ports) and
 `conform_agents` (Gemini CLI, Codex, Cline) run a subset of those sessions. Outside the
 default set: `changelog` (the bisection page), `matrix` (the HTML report over every
@@ -20,8 +22,13 @@ from pathlib import Path
 
 import nox
 
-nox.options.sessions = ["tests", "conform", "example", "lint", "docs"]
+nox.options.sessions = ["tests", "conform", "example", "lint", "docs", "dist", "pythons"]
 nox.options.reuse_existing_virtualenvs = True
+# the whole CI runs on the interpreter nox runs on (3.11); `pythons` runs the fast tests and
+# the engines' conform on the others. A machine without one of them skips its session (this
+# one has no 3.12: .ci/debian-python); the GitHub workflow passes --error-on-missing-interpreters
+OTHER_PYTHONS = ["3.12", "3.13"]
+nox.options.error_on_missing_interpreters = False
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
 EXPECTATIONS = Path("conformance/expectations")
@@ -63,12 +70,13 @@ def install(session: nox.Session, *groups: str) -> None:
 def tests(session: nox.Session) -> None:
     """ctxspec's own tests (runner, fakes, corpus, engine), in parallel."""
     install(session, "test")
-    session.run("pytest", "-n", "auto", *session.posargs)
+    # the sdist's and the wheel's tests build and install them: `nox -s dist` runs those
+    session.run("pytest", "-n", "auto", "-m", "not dist", *session.posargs)
 
 
-def _conform(session: nox.Session, impl: str) -> None:
+def _conform(session: nox.Session, impl: str, suffix: str = "") -> None:
     install(session)  # ctxspec's own dependencies run the suite; the test group is not needed
-    out = f"results/{impl.replace('@', '-')}"
+    out = f"results/{impl.replace('@', '-')}{suffix}"
     session.run(
         "ctxspec",
         "conform",
@@ -160,13 +168,18 @@ def bench(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff, mypy --strict on the engines, the suite and the benchmarks (so with the bench
-    group: tiktoken's types), and the corpus lint."""
+    group: tiktoken's types), the corpus lint, actionlint over .github/workflows/ and
+    shellcheck over .ci/."""
     install(session, "lint", "test", "bench")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", "ctxspec", "reference", "fastengine", "conformance")
     session.run("python", "typecheck_tree.py")  # the namespace as mypy must see it
     session.run("mypy")
     session.run("ctxspec", "cases", "lint")
+    # the GitHub workflows, which cannot run here (actionlint: expressions, permissions,
+    # runners, and their `run:` scripts through shellcheck), and the CI scripts
+    session.run("actionlint", *map(str, sorted(Path(".github/workflows").glob("*.yml"))))
+    session.run("shellcheck", ".ci/run", ".ci/debian-python")
 
 
 @nox.session
@@ -175,6 +188,31 @@ def docs(session: nox.Session) -> None:
     session.install("-U", "pip")
     session.install(*nox.project.dependency_groups(PYPROJECT, "docs"))
     session.run("mkdocs", "build", "--strict", *session.posargs)
+
+
+@nox.session
+def dist(session: nox.Session) -> None:
+    """The sdist and the wheel (`python -m build`), `twine check --strict` on both (metadata,
+    the README as PyPI renders it), then tests/project/test_distribution.py on those files:
+    the wheel's one import name, the sdist installed with no C compiler, both green."""
+    install(session, "test", "dist")
+    out = Path(session.create_tmp()) / "dist"
+    shutil.rmtree(out, ignore_errors=True)
+    session.run("python", "-m", "build", "--outdir", str(out))
+    session.run("twine", "check", "--strict", *map(str, sorted(out.iterdir())))
+    session.run(
+        "pytest", "tests/project/test_distribution.py", "-m", "dist", "-p", "no:randomly",
+        *session.posargs, env={"CTXSPEC_DIST": str(out)},
+    )  # fmt: skip
+
+
+@nox.session(python=OTHER_PYTHONS)
+def pythons(session: nox.Session) -> None:
+    """ctxspec's fast tests and the engines' conform sessions on another Python."""
+    install(session, "test")
+    session.run("pytest", "-n", "auto", "-m", "not slow")
+    for impl in ENGINES:  # posargs go to each `ctxspec conform`
+        _conform(session, impl, suffix=f"-py{session.python}")
 
 
 @nox.session(default=False)
