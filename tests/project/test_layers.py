@@ -17,7 +17,6 @@ from paths import ROOT
 
 from ctxspec.cli import COMMAND_MODULES
 
-
 # an upward import still there, with why (each is a follow-up, not a rule)
 KNOWN: dict[str, str] = {
     "conformance/runner/smoke.py imports ctxspec.benchmarks": "smoke asks each bench.* op "
