@@ -11,6 +11,11 @@ smallest, is written as a golden case expecting the oracle's answer, unless a ca
 the corpus already shows the same class on this implementation. A request where the
 reference and the oracle differ is a reference bug and is reported first.
 
+A sweep splits over machines by seed range: `--shard K/N` runs the K-th of N ranges of
+the seeds (`shards`), its `--json` report keeps the failing examples it recorded, and
+`--merge` joins the N reports' examples and judges them as one run does, so the merged
+report is the whole run's.
+
 Its exit statuses are its rows of the table in `ctxspec.exits` (0 nothing new to pin,
 1 new cases, 4 the reference differs from the oracle, ...). `sweep_arguments` adds its
 options; conformance/cli.py registers the command.
@@ -26,10 +31,17 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
+from ctxspec.cli import UsageError
 from ctxspec.conformance.ask import Outcome, outcome
-from ctxspec.conformance.cli_args import output_dir, output_file, require
+from ctxspec.conformance.cli_args import (
+    input_file,
+    output_dir,
+    output_file,
+    require,
+    shard,
+)
 from ctxspec.conformance.corpus.cases import load_cases
 from ctxspec.conformance.protocol import OpError
 from ctxspec.conformance.runner.progress import progress
@@ -42,6 +54,7 @@ from ctxspec.conformance.tools.fuzz import (
     difference_signature,
 )
 from ctxspec.conformance.tools.fuzz_cases import write_cases
+from ctxspec.conformance.tools.shards import WHOLE, Shard, check_parts, shard_range, shard_text
 from ctxspec.conformance.transport.base import Implementation, Reply
 from ctxspec.conformance.transport.resolve import (
     PI_NAME,
@@ -54,6 +67,8 @@ from ctxspec.conformance.transport.resolve import (
 __all__ = ["Pinned", "main_sweep", "sweep_arguments", "sweep_requests"]
 
 PROPERTIES_ONLY = "not test_case"  # the golden cases' test function is `test_case`
+# what a sweep was asked: the shards of one sweep agree on each (`--merge`)
+RUN_KEYS: Final = ("impl", "against", "seeds")
 
 
 _SURROGATE = re.compile(r"\\u(d[89ab]|d[c-f])[0-9a-f]{2}")
@@ -186,10 +201,25 @@ def sweep_requests(
 
 def sweep_arguments(parser: argparse.ArgumentParser) -> None:
     """`ctxspec sweep`'s options (conformance/cli.py registers the command)."""
-    parser.add_argument("--impl", required=True, help="the implementation under test")
+    parser.add_argument("--impl", default=None, help="the implementation under test (required)")
     parser.add_argument("--against", default=None, help="the oracle (default pi@0.85.0)")
     parser.add_argument("--seeds", type=int, default=20, help="how many seeds (20)")
     parser.add_argument("--first-seed", type=int, default=1, help="the first seed (1)")
+    parser.add_argument(
+        "--shard",
+        type=shard,
+        default=None,
+        metavar="K/N",
+        help="run the K-th of N ranges of the seeds; --merge joins the N --json reports",
+    )
+    parser.add_argument(
+        "--merge",
+        nargs="+",
+        type=input_file,
+        default=None,
+        metavar="REPORT",
+        help="run no seed: judge the failing examples of the shards' --json reports as one run",
+    )
     parser.add_argument("-n", dest="numprocesses", default=None, help="workers per run")
     parser.add_argument(
         "--record", metavar="FILE", help="keep the recorded requests here (tried before the run)"
@@ -211,6 +241,10 @@ def sweep_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main_sweep(options: Any) -> int:
+    if options.merge:
+        return _main_merge(options)
+    if options.impl is None:
+        raise UsageError("--impl", "required (unless --merge)")
     if options.seeds < 1:
         print("ctxspec sweep: --seeds must be >= 1", file=sys.stderr)
         return 2
@@ -234,16 +268,82 @@ def main_sweep(options: Any) -> int:
     with tempfile.TemporaryDirectory(prefix="ctxspec-sweep-") as scratch:
         record = Path(options.record) if options.record else Path(scratch) / "requests.jsonl"
         seeds = range(options.first_seed, options.first_seed + options.seeds)
+        part = options.shard or WHOLE
+        mine = shard_range(len(seeds), part)
         try:
             by_seed = (
                 {}
                 if options.replay
-                else run_seeds(impl_name, seeds, record, options.numprocesses, log)
+                else run_seeds(
+                    impl_name, seeds[mine.start : mine.stop], record, options.numprocesses, log
+                )
             )
         except RunFailed as error:
             print(f"ctxspec sweep: {error}", file=sys.stderr)
             return 3
         failures = read_failures(record)
+    return _judge(
+        options,
+        impl_name=impl_name,
+        against_name=against_name,
+        seeds=seeds,
+        part=part,
+        by_seed=by_seed,
+        failures=failures,
+    )
+
+
+def _read_report(path: str) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+    except (OSError, ValueError) as error:
+        raise UsageError("--merge", f"cannot read {path!r}: {error}") from None
+    keys = {*RUN_KEYS, "shard", "failingBySeed", "failures"}
+    if not (isinstance(data, dict) and keys <= data.keys()):
+        raise UsageError("--merge", f"{path!r} is not a report of `ctxspec sweep --shard --json`")
+    return data
+
+
+def _main_merge(options: Any) -> int:
+    """`--merge`: the N shards' failing examples judged as one run (its implementations
+    are the reports', installed here as for a run)."""
+    if options.impl or options.shard or options.replay or options.record:
+        raise UsageError("--merge", "runs no seed: no --impl, --shard, --replay or --record")
+    parts = [_read_report(path) for path in options.merge]
+    check_parts("--merge", parts, RUN_KEYS)
+    impl_name, against_name = parts[0]["impl"], parts[0]["against"]
+    first, last = parts[0]["seeds"]
+    by_seed = {int(seed): names for part in parts for seed, names in part["failingBySeed"].items()}
+    failures = [failure for part in parts for failure in part["failures"]]
+    try:
+        for name in (impl_name, against_name):
+            prepare(name)
+    except (InstallError, ValueError) as error:
+        print(f"ctxspec sweep: {error}", file=sys.stderr)
+        return 2
+    return _judge(
+        options,
+        impl_name=impl_name,
+        against_name=against_name,
+        seeds=range(first, last + 1),
+        part=WHOLE,
+        by_seed=dict(sorted(by_seed.items())),
+        failures=failures,
+    )
+
+
+def _judge(
+    options: Any,
+    *,
+    impl_name: str,
+    against_name: str,
+    seeds: range,
+    part: Shard,
+    by_seed: dict[int, list[str]],
+    failures: list[dict[str, Any]],
+) -> int:
+    """Ask the failing examples' requests of the three, then tell, write and exit."""
+    failures = sorted(failures, key=lambda f: (f.get("seed") or 0, f["property"], json.dumps(f)))
     requests = [request for failure in failures for request in failure["requests"]]
     impl = open_implementation(impl_name)
     oracle = open_implementation(against_name)
@@ -258,7 +358,8 @@ def main_sweep(options: Any) -> int:
         print(found.details)
     print(
         f"ctxspec sweep: {impl_name} against {against_name}, seeds {seeds.start}..{seeds.stop - 1}"
-        f": {len(failures)} failing examples, {pinned.requests} distinct requests, "
+        + ("" if part == WHOLE else f" (shard {shard_text(part)})")
+        + f": {len(failures)} failing examples, {pinned.requests} distinct requests, "
         f"{len(pinned.new)} new classes, {len(pinned.known)} already shown by a case"
     )
     for found in pinned.new:
@@ -273,6 +374,7 @@ def main_sweep(options: Any) -> int:
             "impl": impl_name,
             "against": against_name,
             "seeds": [seeds.start, seeds.stop - 1],
+            "shard": shard_text(part),
             "failingBySeed": {str(k): v for k, v in by_seed.items()},
             "failingExamples": len(failures),
             "distinctRequests": pinned.requests,
@@ -281,6 +383,7 @@ def main_sweep(options: Any) -> int:
             "referenceBugs": [
                 {"op": f.op, "signature": f.signature} for f in pinned.reference_bugs
             ],
+            "failures": failures,  # what --merge joins: the recorded failing examples
         }
         Path(options.json).write_text(json.dumps(data, indent=1) + "\n", "utf-8")
     if pinned.reference_bugs:
