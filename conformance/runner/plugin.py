@@ -46,12 +46,8 @@ from ctxspec.conformance.errors import (
 from ctxspec.conformance.judging.check import CaseMismatch
 from ctxspec.conformance.judging.compare import shorten
 from ctxspec.conformance.protocol import PROTOCOL_VERSION
-from ctxspec.conformance.runner.examples import (
-    EXPLORING_PROFILES,
-    example_policy,
-    property_seed,
-    without_local_constants,
-)
+from ctxspec.conformance.runner.example_data import REGENERATE, StaleExamples
+from ctxspec.conformance.runner.examples import EXPLORING_PROFILES, example_policy
 from ctxspec.conformance.runner.expectations import (
     Expectations,
     default_expectations_file,
@@ -65,6 +61,7 @@ from ctxspec.conformance.runner.failing_example import (
     save_example,
     tell_property,
 )
+from ctxspec.conformance.runner.fixed_examples import missing_examples, run_examples
 from ctxspec.conformance.runner.options import add_options
 from ctxspec.conformance.runner.profiles import Profile, profile_for
 from ctxspec.conformance.runner.recording import Recording, append_failure, restarting_each_example
@@ -151,8 +148,6 @@ def pytest_configure(config: pytest.Config) -> None:
         profile = "verdict"  # in CI and on a laptop alike
     settings.load_profile(profile)
     config.stash[_profile_key] = profile
-    if profile not in EXPLORING_PROFILES:
-        without_local_constants()
     impl = config.getoption("impl")
     path = config.getoption("expectations") or default_expectations_file(impl)
     if path == "none":  # judge against the corpus alone (the changelog's runs)
@@ -297,8 +292,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason=f"{NOT_APPLICABLE}: {why}"))
         _read_shapes(item)
         _forget_failing_examples(item)
-        if config.stash.get(_profile_key, "verdict") not in EXPLORING_PROFILES:
-            _fix_examples(item)
         _record_examples(item)
         if why is None and (reason := _listed(known, item)) is not None:
             item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
@@ -312,14 +305,35 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+    if _verdict(config) and not config.option.collectonly:
+        _check_shipped_examples(kept)
 
 
-def _fix_examples(item: pytest.Item) -> None:
-    """Seed the property from its name (`property_seed`), as `@hypothesis.seed` would."""
-    test = getattr(item, "obj", None)
-    if test is not None and getattr(test, "is_hypothesis_test", False):
-        name = item.originalname if isinstance(item, pytest.Function) else item.name
-        test._hypothesis_internal_use_seed = property_seed(name)
+def _verdict(config: pytest.Config) -> bool:
+    return config.stash.get(_profile_key, "verdict") not in EXPLORING_PROFILES
+
+
+def _check_shipped_examples(items: list[pytest.Item]) -> None:
+    """A verdict runs the shipped examples (`fixed_examples`): each property must have some."""
+    try:
+        missing = missing_examples(items)
+    except StaleExamples as error:
+        raise pytest.UsageError(str(error)) from None
+    if missing:
+        raise pytest.UsageError(
+            f"no shipped examples of {', '.join(missing)}: draw them with `{REGENERATE}`"
+        )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """In a verdict, a property runs on its shipped examples: hypothesis draws nothing."""
+    if not _verdict(pyfuncitem.config) or getattr(pyfuncitem.obj, "hypothesis", None) is None:
+        return None
+    if pyfuncitem.get_closest_marker("ctxspec_property") is None:
+        return None
+    run_examples(pyfuncitem)
+    return True
 
 
 def _record_examples(item: pytest.Item) -> None:
