@@ -285,36 +285,32 @@ class NpmHarness:
             optional=dict([runtime]) if runtime is not None else None,
         )
 
-    def build(self, version: str, *, quiet: bool) -> Callable[[Path], None]:
-        """The install of `version` into a fresh directory (what `cache.ensure` runs)."""
+    def build(self, version: str, work: Path, *, quiet: bool) -> None:
+        """The install of `version` into the fresh directory `work` (what `cache.ensure`
+        runs when the cache has no whole install)."""
         files = self._files(version)
         what = f"{self.package(version)}@{version}"
         if self.runtime.installed is not None:
             what += f" and {self.runtime.label}"
-
-        def build(work: Path) -> None:
-            npm = npm_registry.npm(what)
-            command = self.command if files is not None else "install"
-            origin = "from the committed lock" if files is not None else "unlocked"
-            shown = (
-                f"ctxspec: installing {self.family}@{version} into the cache: npm {command} of "
-                f"{what} ({origin}; once, {self.size}) ..."
-            )
+        npm = npm_registry.npm(what)
+        if files is None:  # resolved by npm from a manifest of the registry's metadata
             made = json.dumps(self.manifest(version, npm), indent=2) + "\n"
-            written = files if files is not None else {"package.json": made.encode()}
-            npm_lock.run_npm(
-                work, written, command, npm=npm, shown=shown,
-                what=f"npm {command} of {self.family}@{version}", quiet=quiet,
-            )  # fmt: skip
-            lock = (work / "package-lock.json").read_bytes()
-            if files is not None and lock != files["package-lock.json"]:
-                raise InstallError(
-                    f"{self.family}: npm resolved another tree than the committed package-lock.json"
-                )
-            if self.after is not None:
-                self.after(work)
-
-        return build
+            files, command, origin = {"package.json": made.encode()}, "install", "unlocked"
+        else:
+            command, origin = self.command, "from the committed lock"
+        shown = (
+            f"ctxspec: installing {self.family}@{version} into the cache: npm {command} of "
+            f"{what} ({origin}; once, {self.size}) ..."
+        )
+        what_ran = f"npm {command} of {self.family}@{version}"
+        npm_lock.run_npm(work, files, command, npm=npm, shown=shown, what=what_ran, quiet=quiet)
+        locked = files.get("package-lock.json")
+        if locked is not None and (work / "package-lock.json").read_bytes() != locked:
+            raise InstallError(
+                f"{self.family}: npm resolved another tree than the committed package-lock.json"
+            )
+        if self.after is not None:
+            self.after(work)
 
     def _key(self, version: str, files: Mapping[str, bytes] | None) -> str:
         if files is not None:
@@ -348,9 +344,10 @@ class NpmHarness:
         def check(root: Path) -> str | None:
             return self.problem(root, version)
 
-        root = ensure(
-            f"{self.family}-{version}", key, self.build(version, quiet=quiet), check=check
-        )
+        def build(work: Path) -> None:
+            self.build(version, work, quiet=quiet)
+
+        root = ensure(f"{self.family}-{version}", key, build, check=check)
         return NpmInstall(
             root=root,
             runtime=self._runtime(root, version),

@@ -161,8 +161,8 @@ def test_the_pi_install_line_names_the_release_and_the_npm_command(
 ) -> None:
     monkeypatch.setattr(npm_registry, "npm", lambda _: "npm")
     monkeypatch.setattr(npm_lock, "run_logged", lambda *_, **__: None)
-    pi.HARNESS.build("0.85.0", quiet=False)(tmp_path)
-    pi.HARNESS.build("0.85.0", quiet=True)(tmp_path)
+    pi.HARNESS.build("0.85.0", tmp_path, quiet=False)
+    pi.HARNESS.build("0.85.0", tmp_path, quiet=True)
     assert capsys.readouterr() == (
         "",
         "ctxspec: installing pi@0.85.0 into the cache: npm ci of "
