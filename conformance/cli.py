@@ -134,7 +134,7 @@ COMMANDS: Final = (
         "and property, judged against the reference. Anything after `--` goes to pytest.",
         arguments=conform_arguments,
         run=_corpus_is_usage(_conform),
-        exits=("conform", "conform --replay"),
+        exit_rows=("conform", "conform --replay"),
     ),
     Command(
         name="impl",
@@ -150,7 +150,7 @@ COMMANDS: Final = (
         help="write an expectations file from a run",
         arguments=expectations_arguments,
         run=_corpus_is_usage(expectations_command),
-        exits=("expectations write",),
+        exit_rows=("expectations write",),
     ),
     Command(
         name="changelog",

@@ -43,15 +43,16 @@ _LINK: Final = re.compile(r"\[([^\]]+)\]\([^)]+\)")  # a Markdown link, in --hel
 class Command:
     """One subcommand: its `name`, the one-line `help` of `ctxspec --help`, a
     `description` for its own `--help`, `arguments` (adds its options to its parser), and
-    `run` (takes the parsed options, returns an exit status of `ctxspec.exits`). `exits`
-    names its rows in the exit table, when not its name (`cases`, ...)."""
+    `run` (takes the parsed options, returns an exit status of `ctxspec.exits`).
+    `exit_rows` names its rows of the exit table when they are not its name alone
+    (`conform` and `conform --replay`; `expectations write`)."""
 
     name: str
     help: str
     arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
     description: str = ""
-    exits: tuple[str, ...] = ()
+    exit_rows: tuple[str, ...] = ()
 
 
 def _one_line(text: str) -> str:
@@ -79,20 +80,24 @@ class Parser(argparse.ArgumentParser):
 
 
 def registered() -> tuple[Command, ...]:
-    """The commands of every module in `COMMAND_MODULES`, in order."""
+    """The commands of every module in `COMMAND_MODULES`, in order (`TypeError`: a
+    module whose `COMMANDS` is not a tuple of `Command`, or two commands of one name)."""
     found: list[Command] = []
     for name in COMMAND_MODULES:
         commands = getattr(importlib.import_module(name), "COMMANDS", None)
         if not (isinstance(commands, tuple) and all(isinstance(c, Command) for c in commands)):
             raise TypeError(f"{name}.COMMANDS must be a tuple of ctxspec.cli.Command")
         found += commands
+    names = [command.name for command in found]
+    if len(set(names)) != len(names):
+        raise TypeError(f"two commands of COMMAND_MODULES share a name: {sorted(names)}")
     return tuple(found)
 
 
 def _epilog(command: Command) -> str:
     """The command's rows of the exit table, for the end of its `--help`."""
     lines = ["exit status (docs/guide/exit-statuses.md):"]
-    for name in command.exits or (command.name,):
+    for name in command.exit_rows or (command.name,):
         lines += [f"  {name}:"] if name != command.name else []
         lines += [
             textwrap.fill(

@@ -13,6 +13,7 @@ and docs/guide/exit-statuses.md is generated from it:
 one the command line registers.
 
 - `statuses(command)`: status -> meaning for one subcommand (`fuzz`, `conform`, ...).
+- `commands()`: the commands the table names.
 - `markdown()`: the page.
 """
 
@@ -35,6 +36,7 @@ __all__ = [
     "STARTUP_FAILED",
     "USAGE",
     "Exit",
+    "commands",
     "markdown",
     "statuses",
 ]
@@ -87,8 +89,8 @@ EXITS: Final = (
     Exit(
         status=FAILED,
         name="FAILED",
-        meaning="done, and something found wrong (or a reader closed the output pipe "
-        "early, `ctxspec cases list | head`: quietly)",
+        meaning="done, and something found wrong; also a reader that closed the output "
+        "pipe early (`head` after `ctxspec cases list`), quietly",
         commands={
             "conform": "a case or property failed, errored or passed unexpectedly (with "
             "`--level invariant`, a case the pinned Pi fails too counts)",

@@ -32,7 +32,7 @@ class TestTable:
     def test_every_registered_command_has_its_rows(self) -> None:
         """Each command's `--help` ends with its statuses: 0 and 2 at least."""
         for command in registered():
-            for name in command.exits or (command.name,):
+            for name in command.exit_rows or (command.name,):
                 assert {exits.OK, exits.USAGE} <= set(exits.statuses(name)), name
 
     def test_help_ends_with_the_commands_statuses(self, capsys: pytest.CaptureFixture[str]) -> None:
