@@ -6,8 +6,9 @@
   by entry, in one C call for str ids (`_sessions.collect`: a session of a hundred
   entries is a single cold call, where Python's walk was most of its cost); with repeated
   ids the reference's walk answers.
-- `navigate_tree` is the reference's, on a `RunTree`, with this collect and
-  `ctxspec.fastengine.session.build_session_context` (for `NavigationResult.context()`).
+- `navigate_tree` is the reference's, on a `RunTree`, with this engine's walks (`FAST`:
+  this collect, and `ctxspec.fastengine.session.build_session_context` for
+  `NavigationResult.context()`).
 
 Each answers as its `ctxspec.reference.branch` namesake (tests/fastengine/test_sessions.py).
 """
@@ -18,8 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from ctxspec.fastengine._native import native
-from ctxspec.fastengine.session import build_session_context
 from ctxspec.fastengine.tree import RunTree
+from ctxspec.fastengine.walks import FAST
 from ctxspec.reference import branch
 from ctxspec.reference.branch import CollectEntriesResult, NavigationResult
 from ctxspec.reference.session import SessionTree, js_truthy
@@ -74,12 +75,5 @@ def navigate_tree(
     entries: Sequence[Entry] | SessionTree, leaf_id: Any, target_id: Any, **options: Any
 ) -> NavigationResult:
     """`ctxspec.reference.branch.navigate_tree`, with its options, on a `RunTree` with this
-    engine's walks (its `collect` and `context`)."""
-    return branch.navigate_tree(
-        RunTree.of(entries),
-        leaf_id,
-        target_id,
-        **options,
-        collect=collect_entries_for_branch_summary,
-        context=build_session_context,
-    )
+    engine's walks (`FAST`)."""
+    return branch.navigate_tree(RunTree.of(entries), leaf_id, target_id, **options, walks=FAST)

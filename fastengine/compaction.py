@@ -1,16 +1,19 @@
 """The compaction helpers of `ctxspec.reference.compaction`, fast: reading only what decides.
 
-- `find_cut_point` reads the entries from the start to the first cut point, from the end
-  back to the budget, and from there to the next cut point: only two cut points can be
-  the answer, where the reference lists every one. A malformed entry elsewhere in the
-  range is not read; what the reference would refuse in it, `ctxspec.fastengine.session.as_entries`
-  noted (`refuse_unreadable`).
-- `prepare_compaction` reads each entry's message once (`RunTree.slots`) for the walk back
-  to the budget and the messages summarised. On a long path one `RunTree` gives them, the
-  context estimate and the file operations from the same C pass (`scan_with_calls`), which
-  finds each message's read/write/edit calls while the scan holds it; on a short one
-  (`CALLS_IN_SCAN_FROM`) the slots come alone from C, the context from
-  `build_session_context`'s C walk, the file operations from the messages summarised.
+Both are the reference's rules run with this engine's walks (`ctxspec.reference.walks`):
+
+- `find_cut_point` with `FAST`, whose `choose_cut_point` (here) reads the entries from the
+  start to the first cut point, from the end back to the budget (in C), and from there to
+  the next cut point: only two cut points can be the answer, where the reference lists
+  every one. A malformed entry elsewhere in the range is not read; what the reference
+  would refuse in it, `ctxspec.fastengine.session.as_entries` noted (`refuse_unreadable`).
+- `prepare_compaction` with the walks of one path (`PreparedPath`): each entry's message
+  read once (`RunTree.slots`) for the walk back to the budget and the messages
+  summarised. On a long path one `RunTree` gives them, the context estimate and the file
+  operations from the same C pass (`scan_with_calls`), which finds each message's
+  read/write/edit calls while the scan holds it; on a short one (`CALLS_IN_SCAN_FROM`)
+  the slots come alone from C, the context from `build_session_context`'s C walk, the
+  file operations from the messages summarised.
 
 Each answers as its `ctxspec.reference.compaction` namesake (tests/fastengine/test_sessions.py).
 """
@@ -19,30 +22,37 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from operator import itemgetter
 from typing import Any, Final
 
 from ctxspec.fastengine._native import native
 from ctxspec.fastengine.session import C_CONTEXT, build_session_context, plain_context
-from ctxspec.fastengine.tokens import estimate_context_tokens
 from ctxspec.fastengine.tree import RunTree, any_between, none_positions
+from ctxspec.fastengine.walks import FAST, FastWalks
+from ctxspec.reference import compaction
 from ctxspec.reference.compaction import (
     CUT_POINT_ROLES,
-    FILE_OP_TOOLS,
     CompactionPreparation,
     CompactionSettings,
     CutPointResult,
-    budget_reached_at,
-    compaction_preparation,
-    entry_tokens,
-    file_op_calls,
-    projects_to,
-    settle_cut,
 )
-from ctxspec.reference.session import SessionContext, session_entry_to_context_messages
+from ctxspec.reference.file_ops import FILE_OP_TOOLS, file_op_calls
+from ctxspec.reference.session import (
+    UNSET,
+    SessionContext,
+    SessionTree,
+    session_entry_to_context_messages,
+)
+from ctxspec.reference.walks import Walks
 
-__all__ = ["file_operation_calls", "find_cut_point", "prepare_compaction", "refuse_unreadable"]
+__all__ = [
+    "PreparedPath",
+    "choose_cut_point",
+    "file_operation_calls",
+    "find_cut_point",
+    "prepare_compaction",
+    "refuse_unreadable",
+]
 
 Entry = Mapping[str, Any]
 
@@ -66,24 +76,12 @@ C_SLOTS_WITH_CALLS: Final[Callable[[Sequence[Any], dict[str, str]], Any] | None]
 )
 # RunTree's slots alone, in C (None: not plain parsed JSON in a list or tuple)
 C_SLOTS: Final[Callable[[Sequence[Any]], list[Any] | None] | None] = native("_sessions", "slots")
-# CP-4's walk back from the newest entry, each plain message estimated in C (`_tokens.c`)
-C_BUDGET_REACHED_AT: Final[Callable[..., Any] | None] = native("_tokens", "budget_reached_at")
 
 
 def file_operation_calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
-    """`ctxspec.reference.compaction.file_op_calls`, from the C pass for plain parsed JSON."""
+    """`ctxspec.reference.file_ops.file_op_calls`, from the C pass for plain parsed JSON."""
     found = C_FILE_OP_CALLS(messages, FILE_OP_TOOLS) if C_FILE_OP_CALLS is not None else None
     return file_op_calls(messages) if found is None else found
-
-
-def _projects_to(entry: Entry, roles: frozenset[str]) -> bool:
-    """`ctxspec.reference.compaction.projects_to`, a plain message's role read at once."""
-    if type(entry) is dict and entry.get("type") == "message":
-        message = entry.get("message")
-        if type(message) is dict:  # the usual entry: no ABC check
-            role = message.get("role")
-            return isinstance(role, str) and role in roles
-    return projects_to(entry, roles)
 
 
 def refuse_unreadable(entries: Sequence[Entry], start: int, stop: int) -> None:
@@ -91,87 +89,99 @@ def refuse_unreadable(entries: Sequence[Entry], start: int, stop: int) -> None:
     reference does when it reads every entry of the range (by reading that one)."""
     marked = getattr(entries, "unreadable", ())
     if any_between(marked, start, stop):
-        projects_to(entries[marked[bisect_left(marked, start)]], CUT_POINT_ROLES)
+        Walks.projects_to(FAST, entries[marked[bisect_left(marked, start)]], CUT_POINT_ROLES)
 
 
-def _budget_reached_at(
-    entries: Sequence[Entry],
-    start_index: int,
-    end_index: int,
-    keep_recent_tokens: float,
-    slots: Sequence[Any] | None = None,
+def choose_cut_point(
+    walks: Walks, entries: Sequence[Entry], start_index: int, end_index: int, keep: float
 ) -> int | None:
-    """`ctxspec.reference.compaction.budget_reached_at`, the plain message entries estimated in C
-    and every other entry by the reference's `entry_tokens` (the walk is the whole cost
-    of `find_cut_point` when the budget is not reached: every entry is estimated); with
-    `slots` (the entries' `RunTree.slots`) each message is read from there."""
-    if C_BUDGET_REACHED_AT is not None:
-        found = C_BUDGET_REACHED_AT(
-            entries, start_index, end_index, keep_recent_tokens, entry_tokens, slots
-        )
-        if found is not NotImplemented:
-            return found  # type: ignore[no-any-return]
-    return budget_reached_at(entries, start_index, end_index, keep_recent_tokens)
+    """The walk `choose_cut_point` of `FastWalks`: the first cut point, and the first after
+    where the budget is reached (the walk `budget_reached_at`), CP-3 and CP-4 read only
+    where they decide."""
+    refuse_unreadable(entries, start_index, end_index)
+    first = _first_cut_point(walks, entries, start_index, end_index)
+    if first is None:
+        return None
+    reached = walks.budget_reached_at(entries, start_index, end_index, keep)
+    if reached is not None and reached > first:
+        later = _first_cut_point(walks, entries, reached, end_index)
+        return first if later is None else later
+    return first  # CP-4: keep everything unless the budget picks a later cut point
 
 
-def _first_cut_point(entries: Sequence[Entry], start: int, end: int) -> int | None:
-    return next((i for i in range(start, end) if _projects_to(entries[i], CUT_POINT_ROLES)), None)
+def _first_cut_point(walks: Walks, entries: Sequence[Entry], start: int, end: int) -> int | None:
+    projects_to = walks.projects_to
+    return next((i for i in range(start, end) if projects_to(entries[i], CUT_POINT_ROLES)), None)
 
 
 def find_cut_point(
-    entries: Sequence[Entry],
-    start_index: int,
-    end_index: int,
-    keep_recent_tokens: float,
-    *,
-    slots: Sequence[Any] | None = None,
+    entries: Sequence[Entry], start_index: int, end_index: int, keep_recent_tokens: float
 ) -> CutPointResult:
-    """`ctxspec.reference.compaction.find_cut_point`, reading only what decides (CP-3, CP-4): the
-    first cut point, and the first after where the budget is reached; the reference's
-    `settle_cut` settles the one chosen, with this engine's role reading. `slots`: the
-    entries' `RunTree.slots`, when the caller has them (the walk reads the messages there)."""
-    refuse_unreadable(entries, start_index, end_index)
-    first = _first_cut_point(entries, start_index, end_index)
-    if first is None:
-        return CutPointResult(
-            first_kept_entry_index=start_index, turn_start_index=-1, is_split_turn=False
-        )
-    cut = first  # CP-4: keep everything unless the budget picks a later cut point
-    reached = _budget_reached_at(entries, start_index, end_index, keep_recent_tokens, slots)
-    if reached is not None and reached > first:
-        later = _first_cut_point(entries, reached, end_index)
-        cut = first if later is None else later
-    return settle_cut(entries, start_index, cut, _projects_to)
+    """`ctxspec.reference.compaction.find_cut_point` with this engine's walks (CP-3 to CP-7)."""
+    return compaction.find_cut_point(
+        entries, start_index, end_index, keep_recent_tokens, walks=FAST
+    )
 
 
 def prepare_compaction(
     path: Sequence[Entry], settings: CompactionSettings
 ) -> CompactionPreparation | None:
-    """`ctxspec.reference.compaction.prepare_compaction` with this engine's walks: the reference's
-    `compaction_preparation` given the path's messages (`slots`) and context estimate."""
+    """`ctxspec.reference.compaction.prepare_compaction` with the walks of this path
+    (`PreparedPath`: its messages, context and file calls found once)."""
     if path and path[-1].get("type") == "compaction":
-        return None
-    slots, context, calls = _slots_context_calls(path)
-    others = none_positions(slots)  # a compaction entry is one of these
-    previous_index = next((i for i in reversed(others) if path[i].get("type") == "compaction"), -1)
-    tokens_before = estimate_context_tokens(context.messages).tokens
+        return None  # (before the path is scanned)
+    return compaction.prepare_compaction(path, settings, walks=PreparedPath(path))
 
-    def file_calls(
-        start: int, end: int, messages: Sequence[Mapping[str, Any]]
+
+class PreparedPath(FastWalks):
+    """The walks of one `prepare_compaction` call: each entry's message as the context
+    carries it or None (`slots`), the path's context, and on a long path the file calls
+    of its messages by position (`calls`; None: read from the messages summarised)."""
+
+    __slots__ = ("calls", "context", "others", "path", "slots")
+
+    def __init__(self, path: Sequence[Entry]) -> None:
+        self.path = path
+        self.slots, self.context, self.calls = _slots_context_calls(path)
+        self.others = none_positions(self.slots)  # the entries without a slot, in order
+
+    def previous_compaction_index(self, path: Sequence[Entry]) -> int:
+        if path is not self.path:
+            return super().previous_compaction_index(path)
+        # a compaction is one of the entries without a slot
+        return next((i for i in reversed(self.others) if path[i].get("type") == "compaction"), -1)
+
+    def build_session_context(
+        self, entries: Sequence[Any] | SessionTree, leaf_id: Any
+    ) -> SessionContext:
+        if entries is self.path and leaf_id is UNSET:
+            return self.context
+        return super().build_session_context(entries, leaf_id)
+
+    def budget_reached_at(
+        self,
+        entries: Sequence[Entry],
+        start_index: int,
+        end_index: int,
+        keep_recent_tokens: float,
+        slots: Sequence[Any] | None = None,
+    ) -> int | None:
+        found = self.slots if entries is self.path else slots  # the messages found: no lookups
+        return super().budget_reached_at(entries, start_index, end_index, keep_recent_tokens, found)
+
+    def compaction_messages(
+        self, path: Sequence[Entry], start: int, end: int
+    ) -> tuple[dict[str, Any], ...]:
+        if path is not self.path:
+            return super().compaction_messages(path, start, end)
+        return _summarizable(path, self.slots, self.others, start, end)
+
+    def file_op_calls(
+        self, path: Sequence[Entry], start: int, end: int, messages: Sequence[Mapping[str, Any]]
     ) -> Sequence[tuple[str, str]]:
-        if calls is None:
+        if self.calls is None or path is not self.path:
             return file_operation_calls(messages)
-        return _calls_between(calls, start, end)  # only `message` entries make calls (the scan)
-
-    return compaction_preparation(
-        path,
-        settings,
-        previous_index,
-        tokens_before,
-        messages=lambda start, end: _summarizable(path, slots, others, start, end),
-        cut_point=partial(find_cut_point, slots=slots),  # the messages found: no lookups
-        file_calls=file_calls,
-    )
+        return _calls_between(self.calls, start, end)  # only `message` entries make calls
 
 
 def _calls_between(

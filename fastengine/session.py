@@ -5,7 +5,8 @@
   shared and interned, containers made at their size and out of the collector's lists).
   Otherwise it parses every line that keeps to itself as one JSON array (the
   C pass `_parse.array_of_lines` writes it, and finds the others, which are parsed alone
-  as the reference does): one parse shares each key string among all entries and lays
+  as the reference does), and runs the reference's parse with the walk `parse_line` of
+  that text (`ParsedTogether`): one parse shares each key string among all entries and lays
   them out in order, so the walks over them read about half the memory, and the parse is
   faster. The parse runs with the cyclic collector paused, and its values are kept out
   of the collector's lists after it (`_parse.untrack`: parsed JSON holds no cycle).
@@ -30,24 +31,23 @@ from typing import Any, Final
 
 from ctxspec.fastengine._native import native
 from ctxspec.fastengine.tree import RunTree, any_between, joined, none_positions, slot_of
-from ctxspec.reference import migration, session
+from ctxspec.reference import migration, session, session_file
 from ctxspec.reference.migration import LoadedSession
 from ctxspec.reference.session import (
-    JS_SPACE,
-    JSON_DECODER,
     UNSET,
-    ParsedSession,
     SessionContext,
     SessionTree,
     kept_from_position,
     leaf_position,
     message_of,
-    parse_line,
     session_entry_to_context_messages,
 )
+from ctxspec.reference.session_file import JSON_DECODER, ParsedSession
+from ctxspec.reference.walks import Walks
 
 __all__ = [
     "EntryList",
+    "ParsedTogether",
     "as_entries",
     "build_context_entries",
     "build_session_context",
@@ -106,23 +106,33 @@ def _readable(value: Any) -> bool:
 
 
 def parse_session_entries(text: str) -> ParsedSession:
-    """`ctxspec.reference.session.parse_session_entries`: every line in one C pass (`_json.lines`)
-    when each is JSON alone, else the settled lines parsed at once."""
+    """`ctxspec.reference.session_file.parse_session_entries`: every line in one C pass
+    (`_json.lines`) when each is JSON alone, else the settled lines parsed at once."""
     each = _C_LINES(text) if _C_LINES is not None else None
     if each is not None:
         return ParsedSession(entries=each, skipped=())
     together = _parse_together(text)
     if together is None:  # a line that is not JSON among them, or no C pass
-        return session.parse_session_entries(text)
+        return session_file.parse_session_entries(text)
     values, alone = together
     if not alone:
         return ParsedSession(entries=tuple(values), skipped=())
-    settled = iter(values).__next__  # the values of the lines not `alone`, in order
-    return session.read_session_lines(
-        text,
-        lambda offset, line: parse_line(line) if offset in alone else settled(),
-        lines=text.strip(JS_SPACE).split("\n"),
-    )
+    return session_file.parse_session_entries(text, walks=ParsedTogether(values, alone))
+
+
+class ParsedTogether(Walks):
+    """The walk `parse_line` of one text whose settled lines were parsed at once: their
+    values, in order, and the lines parsed alone (`alone`, by their offset among the lines
+    of the trimmed text), as the reference parses each."""
+
+    __slots__ = ("alone", "settled")
+
+    def __init__(self, values: Sequence[Any], alone: frozenset[int]) -> None:
+        self.settled = iter(values).__next__  # the values of the lines not `alone`, in order
+        self.alone = alone
+
+    def parse_line(self, offset: int, line: str) -> Any:
+        return super().parse_line(offset, line) if offset in self.alone else self.settled()
 
 
 def _parse_together(text: str) -> tuple[list[Any], frozenset[int]] | None:

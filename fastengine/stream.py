@@ -7,7 +7,7 @@ there) with one step replaced: decoding a chunk. `append_decoded` of
 onto the window, so neither makes an object per chunk (about twice the throughput of the
 reference's `decode_chunk`). Where the extension is not built, and for the output that
 may start with a BOM, the reference's step runs. `persist_stream` is the edge's, with
-this accumulator.
+this engine's walks (`FAST`, whose `output_accumulator` is this one).
 
 Answers as `ctxspec.reference.stream` (tests/fastengine/test_stream.py).
 """
@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 from ctxspec.fastengine._native import native
+from ctxspec.fastengine.walks import FAST
 from ctxspec.reference.edge import persist
 from ctxspec.reference.stream import OutputAccumulator as ReferenceAccumulator
 
@@ -63,5 +64,6 @@ class OutputAccumulator(ReferenceAccumulator):
 
 
 def persist_stream(chunks: Iterable[bytes], **options: Any) -> persist.PersistedStream:
-    """`ctxspec.reference.edge.persist.persist_stream`, with its options, with this accumulator."""
-    return persist.persist_stream(chunks, **options, accumulator=OutputAccumulator)
+    """`ctxspec.reference.edge.persist.persist_stream`, with its options, with this engine's
+    walks (`FAST`: this accumulator)."""
+    return persist.persist_stream(chunks, **options, walks=FAST)

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from ctxspec.reference.agent_run import RunModel, RunResult, ScriptedToolResult, run_agent_session
 from ctxspec.reference.branch import (
-    BranchSummaryResult,
     NavigationResult,
-    ScriptedReply,
     SummaryRefused,
-    branch_summary_request,
-    branch_summary_result,
     collect_entries_for_branch_summary,
     navigate_tree,
+)
+from ctxspec.reference.branch_summary import (
+    BranchSummaryResult,
+    ScriptedReply,
+    branch_summary_request,
+    branch_summary_result,
     prepare_branch_entries,
 )
 from ctxspec.reference.compaction import (
@@ -23,14 +25,9 @@ from ctxspec.reference.compaction import (
     CompactionPreparation,
     CompactionSettings,
     CutPointResult,
-    FileOperations,
-    compute_file_lists,
     find_cut_point,
     find_turn_start_index,
-    format_file_operations,
-    get_summarization_failure,
     prepare_compaction,
-    serialize_conversation,
     should_compact,
 )
 from ctxspec.reference.discovery import (
@@ -40,6 +37,14 @@ from ctxspec.reference.discovery import (
     load_project_context_files,
 )
 from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.file_ops import FileOperations, compute_file_lists, format_file_operations
+from ctxspec.reference.grep import (
+    DEFAULT_GREP_LIMIT,
+    NO_MATCHES,
+    GrepMatch,
+    context_lines,
+    grep_result,
+)
 from ctxspec.reference.messages import (
     BRANCH_SUMMARY_PREFIX,
     BRANCH_SUMMARY_SUFFIX,
@@ -58,15 +63,13 @@ from ctxspec.reference.resources import (
     load_resources,
 )
 from ctxspec.reference.session import (
-    ParsedSession,
     SessionContext,
-    SkippedLine,
     build_context_entries,
     build_session_context,
     build_session_path,
     check_tree,
-    parse_session_entries,
 )
+from ctxspec.reference.session_file import ParsedSession, SkippedLine, parse_session_entries
 from ctxspec.reference.skills import (
     Diagnostic,
     Skill,
@@ -87,17 +90,9 @@ from ctxspec.reference.tokens import (
     estimate_tokens,
     get_last_assistant_usage,
 )
-from ctxspec.reference.tools import (
-    DEFAULT_GREP_LIMIT,
-    NO_MATCHES,
-    NO_OUTPUT,
-    GrepMatch,
-    ToolResult,
-    bash_result,
-    context_lines,
-    grep_result,
-    read_result,
-)
+from ctxspec.reference.tool_result import ToolResult
+from ctxspec.reference.tools import NO_OUTPUT, bash_result, read_result
+from ctxspec.reference.transcript import get_summarization_failure, serialize_conversation
 from ctxspec.reference.tree import Directory, File, Listing, Symlink, strip_bom
 from ctxspec.reference.truncate import (
     DEFAULT_MAX_BYTES,
@@ -122,6 +117,8 @@ from ctxspec.reference.trust import (
     parse_trust_store,
     resolve_project_trusted,
 )
+
+__version__ = "0.1.0"
 
 __all__ = [
     "BRANCH_SUMMARY_PREFIX",

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from ctxspec.reference._jsdate import js_date_ms
-from ctxspec.reference.branch import ScriptedReply
+from ctxspec.reference.branch_summary import ScriptedReply
 from ctxspec.reference.compaction import (
     DEFAULT_COMPACTION_SETTINGS,
     CompactionSettings,

@@ -4,7 +4,7 @@ Decides: `collect_entries_for_branch_summary` (the entries between the old leaf 
 lowest common ancestor with the target, LCA-1) and `navigate_tree` (the new leaf, the
 appended entries, the editor text, LCA-3/LCA-4). The summary itself (the messages it
 reads, the request, the reply kept: `prepare_branch_entries`, `branch_summary_request`,
-`branch_summary_result`) is `ctxspec.reference.branch_summary`, re-exported here.
+`branch_summary_result`) is `ctxspec.reference.branch_summary`.
 
 A model is never called: the caller supplies the reply (`ScriptedReply`), so every
 function here is pure. New entries take ids from the caller (`new_ids`) and its
@@ -13,13 +13,11 @@ function here is pure. New entries take ids from the caller (`new_ids`) and its
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxspec.reference import branch_summary
 from ctxspec.reference._jsjson import js_join
-from ctxspec.reference.branch_summary import *  # noqa: F403  (every name re-exported: `__all__`)
 from ctxspec.reference.branch_summary import (
     DEFAULT_BRANCH_RESERVE_TOKENS,
     BranchSummaryRequest,
@@ -32,12 +30,12 @@ from ctxspec.reference.session import (
     UNSET,
     SessionContext,
     SessionTree,
-    build_session_context,
     entry_key,
     js_truthy,
     plain_entry,
     walk_to_root,
 )
+from ctxspec.reference.walks import PLAIN, Walks
 
 __all__ = [
     "CollectEntriesResult",
@@ -47,10 +45,8 @@ __all__ = [
     "get_branch",
     "navigate_tree",
 ]
-__all__ += branch_summary.__all__  # re-exported
 
 Entry = Mapping[str, Any]
-ContextOf = Callable[[Sequence[Entry] | SessionTree, Any], SessionContext]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,10 +63,6 @@ class CollectEntriesResult:
         }
 
 
-# an engine's `collect_entries_for_branch_summary` (`navigate_tree`'s `collect`)
-Collect = Callable[[Sequence[Entry] | SessionTree, Any, Any], CollectEntriesResult]
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NavigationResult:
     """The outcome of `navigateTree`: Pi's result, the new leaf, what was appended."""
@@ -84,14 +76,14 @@ class NavigationResult:
     entries: tuple[Mapping[str, Any], ...] = ()
     request: BranchSummaryRequest | None = None
     tree: SessionTree | None = field(default=None, repr=False, compare=False)
-    # the engine's `build_session_context` (`navigate_tree`'s `context`)
-    context_of: ContextOf = field(default=build_session_context, repr=False, compare=False)
+    # the walks `navigate_tree` ran (`context()` builds the context with them)
+    walks: Walks = field(default=PLAIN, repr=False, compare=False)
 
     def context(self) -> SessionContext:
         """The session context at the new leaf (through the tree navigated, when given one)."""
         if self.tree is not None:
-            return self.context_of(self.tree.extended(self.appended), self.leaf_id)
-        return self.context_of(self.entries, self.leaf_id)
+            return self.walks.build_session_context(self.tree.extended(self.appended), self.leaf_id)
+        return self.walks.build_session_context(self.entries, self.leaf_id)
 
 
 def get_branch(index: Mapping[Any, Entry], from_id: Any) -> tuple[Entry, ...]:
@@ -145,8 +137,7 @@ def navigate_tree(
     label: str | None = None,
     new_ids: Iterator[str],
     timestamp: str,
-    collect: Collect = collect_entries_for_branch_summary,
-    context: ContextOf = build_session_context,
+    walks: Walks = PLAIN,
 ) -> NavigationResult:
     """`AgentSession.navigateTree(target, options)` with a scripted model (LCA-3, LCA-4).
 
@@ -158,7 +149,8 @@ def navigate_tree(
     be a summary (LCA-5). `entries` may be a `SessionTree` (indexed once, as Pi's session
     holds its manager); the result keeps it, so `context()` extends it by the appended
     entries instead of indexing them all again.
-    `collect` and `context` are the engine's session walks (`fastengine` passes its own).
+    The entries between the two leaves are the walk `collect_entries_for_branch_summary`,
+    and the result's `context()` is built by the walk `build_session_context`.
     """
     tree = SessionTree.of(entries)
     entries = tree.entries
@@ -171,12 +163,12 @@ def navigate_tree(
             leaf_id=current_leaf,
             entries=tuple(entries),
             tree=tree,
-            context_of=context,
+            walks=walks,
         )
     target = tree.get(target_id)
     if target is None:
         raise InvalidInput("targetId", f"Entry {target_id} not found")
-    collected = collect(tree, current_leaf, target_id)
+    collected = walks.collect_entries_for_branch_summary(tree, current_leaf, target_id)
     summary_text: str | None = None
     details: dict[str, Any] | None = None
     usage: Any = UNSET
@@ -199,7 +191,7 @@ def navigate_tree(
                 entries=tuple(entries),
                 request=request,
                 tree=tree,
-                context_of=context,
+                walks=walks,
             )
         if result.error is not None:
             raise SummaryRefused(result.error, request)
@@ -255,7 +247,7 @@ def navigate_tree(
         entries=(*entries, *appended),
         request=request,
         tree=tree,
-        context_of=context,
+        walks=walks,
     )
 
 

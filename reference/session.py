@@ -1,13 +1,13 @@
-"""Pi 0.85.0 session files and trees: parsing JSONL, paths, the projected context.
+"""Pi 0.85.0 session trees: paths, the projected context.
 
-Decides which messages a session gives the model: `parse_session_entries` (JSONL, v3;
-`ctxspec.reference.session_file`, re-exported here),
-`index_entries` (id -> entry, a later duplicate winning, as Pi's map does),
-`SessionTree` (the entries indexed once, what Pi's `SessionManager` holds),
-`build_session_path` (root -> leaf by `parentId`), `build_context_entries` (the latest
-compaction's projection, SS-1), `session_entry_to_context_messages`, and
-`build_session_context` (messages, thinking level, model). `check_tree` is the strict
-check Pi does not make: duplicate ids, missing parents, cycles.
+Decides which messages a session gives the model (the JSONL text of a v3 file is read by
+`ctxspec.reference.session_file`): `index_entries` (id -> entry, a later duplicate
+winning, as Pi's map does), `SessionTree` (the entries indexed once, what Pi's
+`SessionManager` holds), `build_session_path` (root -> leaf by `parentId`),
+`build_context_entries` (the latest compaction's projection, SS-1),
+`session_entry_to_context_messages`, and `build_session_context` (messages, thinking
+level, model). `check_tree` is the strict check Pi does not make: duplicate ids,
+missing parents, cycles.
 
 The helpers take a list of entries or a `SessionTree` (the entries with their index, what
 Pi's `SessionManager` holds). Each is Pi's algorithm written plainly: a path is walked one
@@ -30,7 +30,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ctxspec.reference import session_file
 from ctxspec.reference._jsjson import js_truthy  # re-exported: `if (value)` of a JSON value
 from ctxspec.reference.errors import InvalidInput
 from ctxspec.reference.messages import (
@@ -39,7 +38,6 @@ from ctxspec.reference.messages import (
     create_custom_message,
     role_of,
 )
-from ctxspec.reference.session_file import *  # noqa: F403  (every name re-exported: `__all__`)
 
 __all__ = [
     "CURRENT_SESSION_VERSION",
@@ -66,7 +64,6 @@ __all__ = [
     "session_entry_to_context_messages",
     "walk_to_root",
 ]
-__all__ += session_file.__all__  # re-exported
 
 CURRENT_SESSION_VERSION: Final = 3
 # §10: the entry types Pi 0.85.0 writes to a v3 session file, its header (`session`) first;

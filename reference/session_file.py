@@ -2,30 +2,22 @@
 
 Apart from `ctxspec.reference.session` because reading the text is its own concern (JavaScript's
 trim set, which lines are blank, what is JSON and what is skipped), and because a fast
-engine parses the lines its own way: `read_session_lines` keeps the rule of which lines
-count and how skipped lines are numbered in one place, with the parsing of a line a
-parameter. `ctxspec.reference.session` re-exports these names.
+engine parses the lines its own way: `parse_session_entries` keeps the rule of which lines
+count and how skipped lines are numbered in one place, and reads each line through the
+walk `parse_line` (`ctxspec.reference.walks`; the plain walk is `parse_line` here).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ctxspec.reference._utf16 import JS_SPACE  # `trim()`'s set, re-exported
+from ctxspec.reference._utf16 import JS_SPACE  # `trim()`'s set
+from ctxspec.reference.walks import PLAIN, Walks
 
-__all__ = [
-    "JSON_DECODER",
-    "JS_SPACE",
-    "ParsedSession",
-    "SkippedLine",
-    "parse_line",
-    "parse_session_entries",
-    "read_session_lines",
-]
+__all__ = ["JSON_DECODER", "ParsedSession", "SkippedLine", "parse_line", "parse_session_entries"]
 
 _JSON_SPACE: Final = re.compile(r"[ \t\n\r]*")
 
@@ -49,7 +41,7 @@ class ParsedSession:
         return {"entries": list(self.entries)}
 
 
-def parse_session_entries(text: str) -> ParsedSession:
+def parse_session_entries(text: str, *, walks: Walks = PLAIN) -> ParsedSession:
     """Pi's `parseSessionEntries`: one JSON value per non-blank line; bad lines skipped.
 
     The text is trimmed (JavaScript's whitespace set) and split on `\\n`; a line that is
@@ -60,26 +52,19 @@ def parse_session_entries(text: str) -> ParsedSession:
     ({'type': 'session'}, {'id': 'a'})
     >>> [(s.line, s.reason) for s in parsed.skipped]
     [(2, 'not JSON: Expecting value at column 1')]
+
+    Each non-blank line is read once and in order by `walks.parse_line(offset, line)`
+    (`offset`: its place among the lines of the trimmed text); a line it refuses with
+    `ValueError` is skipped. The plain walk parses each line alone (`parse_line`).
     """
-    return read_session_lines(text, lambda _offset, line: parse_line(line))
-
-
-def read_session_lines(
-    text: str, parse: Callable[[int, str], Any], *, lines: Sequence[str] | None = None
-) -> ParsedSession:
-    """`parse_session_entries` with `parse(offset, line)` reading each non-blank line, once
-    and in order (`offset`: the line's place among `lines`, the lines of the trimmed text,
-    given when the caller has split them already); a line whose `parse` raises
-    `ValueError` is skipped. The reference parses each line alone; a fast engine passes a
-    `parse` that answers from the lines it parsed together."""
     first_line = 1 + text[: len(text) - len(text.lstrip(JS_SPACE))].count("\n")
     entries: list[Any] = []
     skipped: list[SkippedLine] = []
-    for offset, line in enumerate(text.strip(JS_SPACE).split("\n") if lines is None else lines):
+    for offset, line in enumerate(text.strip(JS_SPACE).split("\n")):
         if not line.strip(JS_SPACE):
             continue
         try:
-            entries.append(parse(offset, line))
+            entries.append(walks.parse_line(offset, line))
         except ValueError as error:
             skipped.append(SkippedLine(line=first_line + offset, reason=f"not JSON: {error}"))
     return ParsedSession(entries=tuple(entries), skipped=tuple(skipped))

@@ -7,8 +7,8 @@ ripgrep found and the searched files' lines (per-line cut, total cut, match limi
 Each returns a `ToolResult`: the text, the `details` Pi attaches, and whether Pi
 *rejects* the call (the agent turns a rejection into an error result with that text).
 
-grep (`ctxspec.reference.grep`, GREP-*) is re-exported here, and `ToolResult`
-(`ctxspec.reference.tool_result`).
+grep's text is `ctxspec.reference.grep` (GREP-*), `ToolResult` is
+`ctxspec.reference.tool_result`.
 
 Rule ids (corpora/README.md, "Rules: streaming and tool results"): READ-* read, BASH-* bash,
 GREP-* grep. The full-output path of bash is a parameter: Pi's is a fresh temp file.
@@ -18,13 +18,11 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ctxspec.reference import _utf8, grep, tool_result
+from ctxspec.reference import _utf8
 from ctxspec.reference._jsnum import js_number_to_string
 from ctxspec.reference._utf16 import relative_index
 from ctxspec.reference.engine import js_exception, nul_refused, system_error
-from ctxspec.reference.grep import *  # noqa: F403  (every name re-exported: `__all__`)
 from ctxspec.reference.stream import OutputSnapshot
-from ctxspec.reference.tool_result import *  # noqa: F403  (every name re-exported: `__all__`)
 from ctxspec.reference.tool_result import LIMIT_SHOWN, ToolResult
 from ctxspec.reference.truncate import (
     DEFAULT_MAX_BYTES,
@@ -43,7 +41,6 @@ __all__ = [
     "read_nul_refused",
     "read_result",
 ]
-__all__ += grep.__all__ + tool_result.__all__  # re-exported
 
 NO_OUTPUT = "(no output)"
 # READ-5: what a read of a path that does not resolve, or is no file, is answered: Node's

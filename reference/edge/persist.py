@@ -4,8 +4,9 @@
 accumulator says the full output must be persisted (STREAM-5), it opens
 `<directory>/<prefix>-<16 hex>.log` (Pi's name; bash uses the prefix `pi-bash`) and
 writes every raw byte to it, the chunks that came before the decision first.
-`persist_stream()` runs a whole stream through it. Both take the accumulator class
-(`accumulator=`): the reference's, or an engine's subclass (`ctxspec.fastengine.stream`).
+`persist_stream()` runs a whole stream through it. Both make the accumulator with the
+walk `output_accumulator` (`ctxspec.reference.walks`): the reference's, or an engine's
+(`ctxspec.fastengine.stream` decodes in C).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from ctxspec.reference.stream import OutputAccumulator, OutputSnapshot
+from ctxspec.reference.stream import OutputSnapshot
+from ctxspec.reference.walks import PLAIN, Walks
 
 __all__ = ["DEFAULT_PREFIX", "PersistedStream", "PersistingAccumulator", "persist_stream"]
 
@@ -42,9 +44,9 @@ class PersistingAccumulator:
         max_bytes: int | None = None,
         prefix: str = DEFAULT_PREFIX,
         directory: str | Path | None = None,
-        accumulator: type[OutputAccumulator] = OutputAccumulator,
+        walks: Walks = PLAIN,
     ) -> None:
-        self.accumulator = accumulator(max_lines=max_lines, max_bytes=max_bytes)
+        self.accumulator = walks.output_accumulator(max_lines=max_lines, max_bytes=max_bytes)
         self._prefix = prefix
         self._directory = Path(directory if directory is not None else tempfile.gettempdir())
         self._file: BinaryIO | None = None
@@ -87,7 +89,7 @@ def persist_stream(
     finish: bool = True,
     prefix: str = DEFAULT_PREFIX,
     directory: str | Path | None = None,
-    accumulator: type[OutputAccumulator] = OutputAccumulator,
+    walks: Walks = PLAIN,
 ) -> PersistedStream:
     """Feed `chunks`, finish, snapshot; the file, if any, is closed and left to the caller."""
     sink = PersistingAccumulator(
@@ -95,7 +97,7 @@ def persist_stream(
         max_bytes=max_bytes,
         prefix=prefix,
         directory=directory,
-        accumulator=accumulator,
+        walks=walks,
     )
     try:
         for chunk in chunks:

@@ -22,9 +22,9 @@ import pytest
 from ctxspec.conformance.corpus.cases import Case, load_cases
 from ctxspec.reference._utf8 import byte_length, decode
 from ctxspec.reference._utf16 import code_units
-from ctxspec.reference.compaction import entry_tokens
 from ctxspec.reference.frontmatter import FrontmatterError, parse_frontmatter
 from ctxspec.reference.tokens import calculate_context_tokens, estimate_context_tokens
+from ctxspec.reference.walks import PLAIN
 
 SIDES: Final = {-1: "N-1", 0: "N", 1: "N+1"}
 # a case's counts minus the cap, one per count the case has in the cap's unit
@@ -299,7 +299,7 @@ def _suffix_sums(entries: Sequence[Any]) -> list[float]:
 
 def _entry_tokens(entry: Mapping[str, Any]) -> int:
     try:
-        return entry_tokens(entry)
+        return PLAIN.entry_tokens(entry)  # CP-2
     except Exception:  # an entry the estimate refuses counts nothing here
         return 0
 

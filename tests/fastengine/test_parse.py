@@ -18,7 +18,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ctxspec.fastengine import session as fast_session
-from ctxspec.reference import session
+from ctxspec.reference import session_file
+from ctxspec.reference._utf16 import JS_SPACE
 
 # JSON texts of strings and numbers a parser may read otherwise than JSON.parse
 _STRINGS = st.sampled_from(
@@ -92,7 +93,7 @@ def _same_parse(text: str) -> None:
     """Same entries (repr tells 1 from 1.0, -0.0 from 0.0, and the order of keys) and the
     same skipped lines, whichever way the file was parsed: the one C pass over the lines
     (`_json.lines`) where it takes the file, the lines as one array, line by line."""
-    expected = repr(session.parse_session_entries(text))
+    expected = repr(session_file.parse_session_entries(text))
     assert repr(fast_session.parse_session_entries(text)) == expected
     with mock.patch.object(fast_session, "_C_LINES", None):
         assert repr(fast_session.parse_session_entries(text)) == expected
@@ -135,8 +136,8 @@ _C_LINES = fast_session._C_LINES
 def _by_line(text: str) -> tuple[Any, ...]:
     """json.loads of each line of the trimmed text but the blank ones (what the reference
     parses when every line is JSON)."""
-    lines = text.strip(session.JS_SPACE).split("\n")
-    return tuple(json.loads(line) for line in lines if line.strip(session.JS_SPACE))
+    lines = text.strip(JS_SPACE).split("\n")
+    return tuple(json.loads(line) for line in lines if line.strip(JS_SPACE))
 
 
 @pytest.mark.skipif(_C_LINES is None, reason="the C pass is not built")
@@ -186,5 +187,5 @@ def test_the_one_pass_takes_only_json(text: str) -> None:
         return
     assert repr(found) == repr(_by_line(text))
     assert repr(fast_session.parse_session_entries(text)) == repr(
-        session.parse_session_entries(text)
+        session_file.parse_session_entries(text)
     )

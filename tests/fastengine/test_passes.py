@@ -31,7 +31,7 @@ from ctxspec.fastengine import session as fast_session
 from ctxspec.fastengine import tree
 from ctxspec.fastengine._native import native
 from ctxspec.fastengine.tree import RunTree
-from ctxspec.reference import compaction, session
+from ctxspec.reference import file_ops, session_file
 
 
 @pytest.mark.skipif(tree._C_SCAN is None, reason="the C pass is not built")
@@ -110,8 +110,8 @@ class TestCPasses:
         """Same (kind, path) pairs in the same order, or None where a str subclass shows."""
         given_messages: Sequence[Any] = tuple(messages) if as_tuple else messages
         assert fast_compaction.C_FILE_OP_CALLS is not None
-        found = fast_compaction.C_FILE_OP_CALLS(given_messages, compaction.FILE_OP_TOOLS)
-        plain = compaction.file_op_calls(given_messages)
+        found = fast_compaction.C_FILE_OP_CALLS(given_messages, file_ops.FILE_OP_TOOLS)
+        plain = file_ops.file_op_calls(given_messages)
         if found is None:
             assert "_Path" in repr([type(v).__name__ for v in _leaves(messages)])
             return
@@ -126,7 +126,7 @@ class TestCPasses:
             {"type": kind, "id": f"e{at}", "message": message}
             for at, (kind, message) in enumerate(zip(kinds, messages, strict=False))
         ]
-        found = fast_compaction.C_SCAN_WITH_CALLS(entries, compaction.FILE_OP_TOOLS)
+        found = fast_compaction.C_SCAN_WITH_CALLS(entries, file_ops.FILE_OP_TOOLS)
         if found is None:
             assert "_Path" in repr([type(v).__name__ for v in _leaves(messages)])
             return
@@ -136,16 +136,16 @@ class TestCPasses:
             (at, kind, path)
             for at, slot in enumerate(slots)
             if slot is not None
-            for kind, path in compaction.file_op_calls([slot])
+            for kind, path in file_ops.file_op_calls([slot])
         ]
 
     def test_file_op_calls_of_a_mapping_are_the_python_loop(self) -> None:
         """A message that is not a plain dict is left to Python, which reads it the same."""
         block = {"type": "toolCall", "name": "read", "arguments": {"path": "x"}}
         message = MappingProxyType({"role": "assistant", "content": [block]})
-        assert compaction.file_op_calls([message]) == [("read", "x")]
+        assert file_ops.file_op_calls([message]) == [("read", "x")]
         if fast_compaction.C_FILE_OP_CALLS is not None:
-            assert fast_compaction.C_FILE_OP_CALLS([message], compaction.FILE_OP_TOOLS) is None
+            assert fast_compaction.C_FILE_OP_CALLS([message], file_ops.FILE_OP_TOOLS) is None
 
     @given(st.lists(st.none() | st.integers() | st.just({}), max_size=30), st.booleans())
     def test_none_positions_are_where_none_is(self, items: list[Any], as_tuple: bool) -> None:
@@ -249,7 +249,7 @@ class TestParseTogether:
     def test_the_file_at_once_is_line_by_line(self, text: str) -> None:
         """Same entries and skipped lines, whichever way the file was parsed."""
         together = fast_session.parse_session_entries(text)
-        by_line = session.parse_session_entries(text)  # the reference: line by line
+        by_line = session_file.parse_session_entries(text)  # the reference: line by line
         assert repr(together) == repr(by_line)  # repr: NaN-free, and tells 1 from 1.0 and True
 
     @pytest.mark.skipif(fast_session._C_ARRAY is None, reason="the C pass is not built")

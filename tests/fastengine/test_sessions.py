@@ -24,7 +24,7 @@ from ctxspec.fastengine import branch as fast_branch
 from ctxspec.fastengine import compaction as fast_compaction
 from ctxspec.fastengine import session as fast_session
 from ctxspec.fastengine.tree import RunTree
-from ctxspec.reference import branch, compaction, migration, session
+from ctxspec.reference import branch, branch_summary, compaction, migration, session
 from ctxspec.reference.session import UNSET
 
 # entries the reference refuses when it reads them (a null, a message entry without a
@@ -225,7 +225,9 @@ class TestBranch:
         """The new leaf, the entries appended (a summary and a label) and the context there
         are the reference's."""
         leaf = None if leaf is UNSET else leaf
-        reply = branch.ScriptedReply(content=({"type": "text", "text": "S"},), stop_reason="stop")
+        reply = branch_summary.ScriptedReply(
+            content=({"type": "text", "text": "S"},), stop_reason="stop"
+        )
 
         def navigate(navigate_tree: Any) -> Any:
             ids = (f"new-{n}" for n in itertools.count(1))

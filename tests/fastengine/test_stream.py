@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stream_inputs import BYTES, ILL_FORMED, chunked_classes, large_input, oracle, output
 
-from ctxspec.fastengine import compaction, session, tree
+from ctxspec.fastengine import compaction, session, tree, walks
 from ctxspec.fastengine import stream as fast
 from ctxspec.reference import stream as plain
 from ctxspec.reference.edge.persist import persist_stream
@@ -93,7 +93,7 @@ def test_speedups_are_built_in_ci() -> None:
     assert fast.DECODE is not None and fast.APPEND is not None
     assert tree._C_SCAN is not None and session._C_ARRAY is not None
     assert session._C_LINES is not None and session._C_UNTRACK is not None
-    assert compaction.C_SCAN_WITH_CALLS is not None and compaction.C_BUDGET_REACHED_AT is not None
+    assert compaction.C_SCAN_WITH_CALLS is not None and walks.C_BUDGET_REACHED_AT is not None
 
 
 @settings(max_examples=2000, deadline=None)

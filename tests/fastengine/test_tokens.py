@@ -11,12 +11,12 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from session_entries import same, sessions
 
-from ctxspec.fastengine import compaction as fast_compaction
 from ctxspec.fastengine import tokens as fast_tokens
 from ctxspec.fastengine._native import native
-from ctxspec.reference import compaction
+from ctxspec.fastengine.walks import C_BUDGET_REACHED_AT, FAST
 from ctxspec.reference.errors import InvalidInput
 from ctxspec.reference.tokens import estimate_context_tokens, estimate_tokens
+from ctxspec.reference.walks import PLAIN
 
 C_MESSAGE_TOKENS = native("_tokens", "message_tokens")
 _ZERO = {"totalTokens": 0, "input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
@@ -107,7 +107,7 @@ def _token_sessions(draw: st.DrawFn) -> list[Any]:
     return entries
 
 
-@pytest.mark.skipif(fast_compaction.C_BUDGET_REACHED_AT is None, reason="the C pass is not built")
+@pytest.mark.skipif(C_BUDGET_REACHED_AT is None, reason="the C pass is not built")
 @given(
     _token_sessions(),
     st.integers(-2, 3),
@@ -123,13 +123,13 @@ def test_budget_reached_at_in_c_is_the_reference(
 
     def plain() -> Any:
         try:
-            return compaction.budget_reached_at(values, start, end, keep)
+            return PLAIN.budget_reached_at(values, start, end, keep)
         except (IndexError, AttributeError, TypeError) as error:
             return type(error)
 
     def fast() -> Any:
         try:
-            return fast_compaction._budget_reached_at(values, start, end, keep)
+            return FAST.budget_reached_at(values, start, end, keep)
         except (IndexError, AttributeError, TypeError) as error:
             return type(error)
 

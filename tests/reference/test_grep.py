@@ -20,8 +20,9 @@ from ctxspec.conformance.engines.reference.ops import tools as grep_op
 from ctxspec.conformance.errors import EnvironmentMissing
 from ctxspec.conformance.harnesses.kit.tree import materialize
 from ctxspec.conformance.transport import ripgrep
-from ctxspec.reference import tools
-from ctxspec.reference.tools import grep_from_ripgrep
+from ctxspec.reference import grep as tools
+from ctxspec.reference.grep import grep_from_ripgrep
+from ctxspec.reference.tool_result import ToolResult
 
 
 def _match(path: str, line: int, text: str | None = None, *, raw: bytes | None = None) -> str:
@@ -32,7 +33,7 @@ def _match(path: str, line: int, text: str | None = None, *, raw: bytes | None =
     return json.dumps({"type": "match", "data": data})
 
 
-def _run(events: list[str], **kwargs: Any) -> tools.ToolResult:
+def _run(events: list[str], **kwargs: Any) -> ToolResult:
     options: dict[str, Any] = {
         "exit_code": 0,
         "stderr": "",

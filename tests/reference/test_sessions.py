@@ -11,7 +11,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 from session_entries import sessions
 
-from ctxspec.reference import agent_run, branch, compaction, messages, migration, session, tokens
+from ctxspec.reference import (
+    agent_run,
+    branch,
+    branch_summary,
+    compaction,
+    file_ops,
+    messages,
+    migration,
+    session,
+    session_file,
+    tokens,
+)
 from ctxspec.reference._jsjson import js_stringify
 from ctxspec.reference._utf16 import code_units
 from ctxspec.reference.errors import InvalidInput
@@ -66,7 +77,7 @@ class TestSession:
 
     def test_parse_reports_line_numbers(self) -> None:
         """A malformed line is skipped and reported with its number."""
-        parsed = session.parse_session_entries('\n\n{"a":1}\n{oops\n')
+        parsed = session_file.parse_session_entries('\n\n{"a":1}\n{oops\n')
         assert [s.line for s in parsed.skipped] == [4]
 
 
@@ -101,7 +112,7 @@ class TestBranch:
 
     def test_length_reply_is_refused(self) -> None:
         """A summary cut at the token cap raises SummaryRefused and appends nothing."""
-        reply = branch.ScriptedReply.from_pi({"text": "half", "stopReason": "length"})
+        reply = branch_summary.ScriptedReply.from_pi({"text": "half", "stopReason": "length"})
         with pytest.raises(branch.SummaryRefused, match="token cap"):
             branch.navigate_tree(
                 TREE,
@@ -127,7 +138,9 @@ class TestAgentRun:
     def _run(**overrides: object) -> agent_run.RunResult:
         options: dict = {
             "replies": [
-                branch.ScriptedReply(content=({"type": "text", "text": "ok"},), stop_reason="stop")
+                branch_summary.ScriptedReply(
+                    content=({"type": "text", "text": "ok"},), stop_reason="stop"
+                )
             ],
             "model": agent_run.RunModel(context_window=400),
             "new_ids": (f"new-{n}" for n in itertools.count(1)),
@@ -147,12 +160,12 @@ class TestAgentRun:
         assert caught.value.field == "replies"
 
     def test_unasked_reply_is_refused(self) -> None:
-        reply = branch.ScriptedReply(content=(), stop_reason="stop")
+        reply = branch_summary.ScriptedReply(content=(), stop_reason="stop")
         with pytest.raises(InvalidInput, match="never asked for"):
             self._run(replies=[reply, reply])
 
     def test_tool_call_without_result_names_the_call(self) -> None:
-        call = branch.ScriptedReply(
+        call = branch_summary.ScriptedReply(
             content=({"type": "toolCall", "id": "c9", "name": "t", "arguments": {}},),
             stop_reason="toolUse",
         )
@@ -163,7 +176,7 @@ class TestAgentRun:
     def test_recoverable_length_stop_with_nothing_to_compact_ends_the_run(self) -> None:
         """CP-15: a length stop under maxTokens with nothing to summarise: no compaction,
         no second call, the cut reply kept in the session."""
-        cut = branch.ScriptedReply(
+        cut = branch_summary.ScriptedReply(
             content=({"type": "text", "text": "x"},),
             stop_reason="length",
             usage={"input": 10, "output": 5, "totalTokens": 15},
@@ -185,10 +198,12 @@ class TestAgentRun:
         ]  # fmt: skip
         history[1]["message"] |= {"provider": "anthropic", "model": "scripted", "usage": usage,
                                   "stopReason": "stop"}  # fmt: skip
-        cut = branch.ScriptedReply(
+        cut = branch_summary.ScriptedReply(
             content=({"type": "text", "text": "x"},), stop_reason="length", usage=usage
         )
-        summary = branch.ScriptedReply(content=({"type": "text", "text": "S"},), stop_reason="stop")
+        summary = branch_summary.ScriptedReply(
+            content=({"type": "text", "text": "S"},), stop_reason="stop"
+        )
         ran = agent_run.run_agent_session(
             history,
             ["go"],
@@ -293,12 +308,12 @@ def test_preparation_file_ops_are_first_seen_sets(entries: list[Any], keep: int)
         return
     if prepared is None:
         return
-    ops = compaction.previous_file_ops(
+    ops = file_ops.previous_file_ops(
         next((e for e in reversed(path) if e.get("type") == "compaction"), None)
     )
     for message in (*prepared.messages_to_summarize, *prepared.turn_prefix_messages):
         content = message.get("content") if message.get("role") == "assistant" else None
         for block in content if isinstance(content, list) else ():
-            if block.get("type") == "toolCall" and block["name"] in compaction.FILE_OP_TOOLS:
-                ops = ops.add(compaction.FILE_OP_TOOLS[block["name"]], block["arguments"]["path"])
+            if block.get("type") == "toolCall" and block["name"] in file_ops.FILE_OP_TOOLS:
+                ops = ops.add(file_ops.FILE_OP_TOOLS[block["name"]], block["arguments"]["path"])
     assert prepared.file_ops == ops

@@ -20,7 +20,8 @@ from typing import Any, Final
 from ctxspec.conformance.corpus.cases import Case
 from ctxspec.conformance.protocol import OPS, op_schema
 from ctxspec.reference.messages import MESSAGE_ROLES
-from ctxspec.reference.session import ENTRY_TYPES, parse_session_entries
+from ctxspec.reference.session import ENTRY_TYPES
+from ctxspec.reference.session_file import parse_session_entries
 
 __all__ = [
     "CORE",

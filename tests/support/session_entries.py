@@ -13,7 +13,7 @@ from unittest import mock
 import pytest
 from hypothesis import strategies as st
 
-from ctxspec.fastengine import branch, compaction, session, tokens, tree
+from ctxspec.fastengine import branch, compaction, session, tokens, tree, walks
 from ctxspec.reference.errors import InvalidInput
 from ctxspec.reference.session import UNSET
 
@@ -120,12 +120,12 @@ def without_c() -> Iterator[None]:
         ),
         mock.patch.object(tokens, "C_CONTEXT_TOKENS", None),
         mock.patch.object(branch, "_C_COLLECT", None),
+        mock.patch.object(walks, "C_BUDGET_REACHED_AT", None),
         mock.patch.multiple(
             compaction,
             C_FILE_OP_CALLS=None,
             C_SCAN_WITH_CALLS=None,
             C_SLOTS_WITH_CALLS=None,
-            C_BUDGET_REACHED_AT=None,
             C_SLOTS=None,
             C_CONTEXT=None,
         ),

@@ -15,6 +15,7 @@ from ctxspec import fastengine
 from ctxspec.conformance.engines.reference import EngineAdapter, InProcessImplementation
 from ctxspec.conformance.engines.reference.ops import Engine
 from ctxspec.conformance.transport.base import Implementation
+from ctxspec.fastengine import walks
 from ctxspec.fastengine.tree import RunTree
 
 __all__ = ["FAST", "NAME", "handle", "in_process", "serve"]
@@ -22,10 +23,8 @@ __all__ = ["FAST", "NAME", "handle", "in_process", "serve"]
 NAME: Final = "fastengine"
 
 # the fast engine's functions by the names the reference gives them (`Engine.of`), but
-# its session tree (`RunTree.of`) and its accumulator class
-FAST: Final = Engine.of(
-    NAME, fastengine, session_tree=RunTree.of, output_accumulator=fastengine.OutputAccumulator
-)
+# its session tree (`RunTree.of`) and its walks (`ctxspec.fastengine.walks.FAST`)
+FAST: Final = Engine.of(NAME, fastengine, session_tree=RunTree.of, walks=walks.FAST)
 
 ADAPTER: Final = EngineAdapter(FAST, "ctxspec-fastengine")
 HELLO: Final = ADAPTER.hello

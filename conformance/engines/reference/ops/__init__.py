@@ -18,7 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from ctxspec.reference import branch, compaction, migration, session, stream, tokens
+from ctxspec.reference import branch, compaction, migration, session, session_file, tokens
+from ctxspec.reference.walks import PLAIN, Walks
 
 __all__ = ["REFERENCE", "Engine", "Handler", "all_handlers"]
 
@@ -30,7 +31,7 @@ class Engine:
     """The engine functions the handlers call, each with its `reference` signature."""
 
     name: str
-    parse_session_entries: Callable[[str], session.ParsedSession]
+    parse_session_entries: Callable[[str], session_file.ParsedSession]
     as_entries: Callable[[Sequence[Any]], Sequence[Any]]
     load_session: Callable[[Sequence[Any]], migration.LoadedSession]  # SessionManager's load
     session_tree: Callable[[Sequence[Any]], session.SessionTree]  # SessionTree.of
@@ -42,7 +43,7 @@ class Engine:
     prepare_compaction: Callable[..., compaction.CompactionPreparation | None]
     collect_entries_for_branch_summary: Callable[..., branch.CollectEntriesResult]
     navigate_tree: Callable[..., branch.NavigationResult]
-    output_accumulator: type[stream.OutputAccumulator]
+    walks: Walks  # the inner loops the rules run (`ctxspec.reference.walks`)
 
     @classmethod
     def of(cls, name: str, functions: object, **overrides: Any) -> Engine:
@@ -60,7 +61,7 @@ class Engine:
 
 REFERENCE: Final = Engine(
     name="reference",
-    parse_session_entries=session.parse_session_entries,
+    parse_session_entries=session_file.parse_session_entries,
     as_entries=session.as_entries,
     load_session=migration.load_session,
     session_tree=session.SessionTree.of,
@@ -72,7 +73,7 @@ REFERENCE: Final = Engine(
     prepare_compaction=compaction.prepare_compaction,
     collect_entries_for_branch_summary=branch.collect_entries_for_branch_summary,
     navigate_tree=branch.navigate_tree,
-    output_accumulator=stream.OutputAccumulator,
+    walks=PLAIN,
 )
 
 

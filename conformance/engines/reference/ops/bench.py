@@ -91,7 +91,7 @@ def stream(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
             max_lines=args.get("maxLines"),
             max_bytes=args.get("maxBytes"),
             persist_if_truncated=args.get("persistIfTruncated") is True,
-            accumulator=engine.output_accumulator,
+            walks=engine.walks,
         )
     )
     answer: dict[str, Any] = {

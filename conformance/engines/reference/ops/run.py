@@ -15,7 +15,7 @@ from typing import Any
 
 from ctxspec.conformance.engines.reference.ops import Handler
 from ctxspec.reference import agent_run, migration, session
-from ctxspec.reference.branch import ScriptedReply
+from ctxspec.reference.branch_summary import ScriptedReply
 from ctxspec.reference.compaction import CompactionSettings
 from ctxspec.reference.errors import InvalidInput
 from ctxspec.reference.tokens import ZERO_USAGE

@@ -15,7 +15,7 @@ from typing import Any
 
 from ctxspec.conformance.engines.reference.ops import Engine, Handler
 from ctxspec.conformance.engines.reference.ops.sessions import entries_of, leaf_of
-from ctxspec.reference import compaction, session, tokens
+from ctxspec.reference import compaction, file_ops, session, tokens
 from ctxspec.reference.errors import InvalidInput
 
 
@@ -42,17 +42,17 @@ def _context_entries(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
 
 def _file_lists(args: Mapping[str, Any]) -> dict[str, Any]:
     raw = args["fileOps"]
-    ops = compaction.FileOperations()
+    ops = file_ops.FileOperations()
     # Pi's fileOps are three Sets: a path listed twice is one path
     for kind in ("read", "written", "edited"):
         for path in _strings(raw, kind):
             ops = ops.add(kind, path)
-    read, modified = compaction.compute_file_lists(ops)
+    read, modified = file_ops.compute_file_lists(ops)
     return {"readFiles": list(read), "modifiedFiles": list(modified)}
 
 
 def _format_file_ops(args: Mapping[str, Any]) -> str:
-    return compaction.format_file_operations(
+    return file_ops.format_file_operations(
         _strings(args, "readFiles"), _strings(args, "modifiedFiles")
     )
 

@@ -14,7 +14,17 @@ from functools import partial
 from typing import Any
 
 from ctxspec.conformance.engines.reference.ops import Engine, Handler
-from ctxspec.reference import branch, compaction, messages, migration, session, summary, tokens
+from ctxspec.reference import (
+    branch,
+    branch_summary,
+    compaction,
+    messages,
+    migration,
+    session,
+    summary,
+    tokens,
+    transcript,
+)
 from ctxspec.reference.errors import InvalidInput
 from ctxspec.reference.tokens import ZERO_USAGE
 
@@ -64,7 +74,7 @@ def _prepare(engine: Engine, a: Mapping[str, Any]) -> Any:
     return None if prepared is None else prepared.to_pi()
 
 
-def _model(a: Mapping[str, Any]) -> tuple[dict[str, Any], branch.ScriptedReply | None]:
+def _model(a: Mapping[str, Any]) -> tuple[dict[str, Any], branch_summary.ScriptedReply | None]:
     model = a.get("model") or {}
     reply = model.get("reply")
     if reply is not None and "usage" not in reply:
@@ -73,12 +83,12 @@ def _model(a: Mapping[str, Any]) -> tuple[dict[str, Any], branch.ScriptedReply |
         "context_window": model.get("contextWindow", 0),
         "max_tokens": model.get("maxTokens", 0),
     }
-    return limits, None if reply is None else branch.ScriptedReply.from_pi(reply)
+    return limits, None if reply is None else branch_summary.ScriptedReply.from_pi(reply)
 
 
 def _options(a: Mapping[str, Any]) -> dict[str, Any]:
     return {
-        "reserve_tokens": a.get("reserveTokens", branch.DEFAULT_BRANCH_RESERVE_TOKENS),
+        "reserve_tokens": a.get("reserveTokens", branch_summary.DEFAULT_BRANCH_RESERVE_TOKENS),
         "custom_instructions": a.get("customInstructions"),
         "replace_instructions": bool(a.get("replaceInstructions", False)),
     }
@@ -87,10 +97,10 @@ def _options(a: Mapping[str, Any]) -> dict[str, Any]:
 def _summarize(engine: Engine, a: Mapping[str, Any]) -> dict[str, Any]:
     limits, reply = _model(a)
     entries = entries_of(engine, a)
-    preparation, request = branch.branch_summary_request(entries, **limits, **_options(a))
+    preparation, request = branch_summary.branch_summary_request(entries, **limits, **_options(a))
     if request is not None and reply is None:
         raise InvalidInput("model.reply", "a summary request needs a scripted reply")
-    result = branch.branch_summary_result(preparation, reply if request else None)
+    result = branch_summary.branch_summary_result(preparation, reply if request else None)
     wire = None if request is None else request.to_pi(extended=a.get("extended") is True)
     return {"result": result.to_pi(), "request": wire}
 
@@ -138,7 +148,7 @@ def _compact(engine: Engine, a: Mapping[str, Any]) -> dict[str, Any]:
     settings = compaction.CompactionSettings.from_pi(a.get("settings"))
     model = a.get("model") or {}
     replies = {
-        key: branch.ScriptedReply.from_pi({"usage": ZERO_USAGE, **model[key]})
+        key: branch_summary.ScriptedReply.from_pi({"usage": ZERO_USAGE, **model[key]})
         for key in (summary.HISTORY_REPLY, summary.TURN_PREFIX_REPLY)
         if model.get(key) is not None
     }
@@ -167,7 +177,9 @@ def _collect(engine: Engine, a: Mapping[str, Any]) -> Any:
 
 
 def _branch_prepare(engine: Engine, a: Mapping[str, Any]) -> Any:
-    return branch.prepare_branch_entries(entries_of(engine, a), a.get("tokenBudget", 0)).to_pi()
+    return branch_summary.prepare_branch_entries(
+        entries_of(engine, a), a.get("tokenBudget", 0)
+    ).to_pi()
 
 
 _BY_ENGINE: dict[str, Callable[[Engine, Mapping[str, Any]], Any]] = {
@@ -188,8 +200,8 @@ def handlers(engine: Engine) -> dict[str, Handler]:
         "tokens.estimate": lambda a: tokens.estimate_tokens(a["message"]),
         "context.estimate": lambda a: engine.estimate_context_tokens(a["messages"]).to_pi(),
         "compaction.should": partial(_should, engine),
-        "compaction.serialize": lambda a: compaction.serialize_conversation(a["messages"]),
-        "compaction.failure": lambda a: compaction.get_summarization_failure(
+        "compaction.serialize": lambda a: transcript.serialize_conversation(a["messages"]),
+        "compaction.failure": lambda a: transcript.get_summarization_failure(
             a["response"], a["label"]
         ),
         "messages.convert": lambda a: list(messages.convert_to_llm(a["messages"])),

@@ -39,7 +39,7 @@ def tail(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
         max_bytes=args.get("maxBytes"),
         persist_if_truncated=args.get("persistIfTruncated") is True,
         finish=finish is None or finish is True,
-        accumulator=engine.output_accumulator,
+        walks=engine.walks,
     )
     result: dict[str, Any] = {
         **done.snapshot.to_pi(),

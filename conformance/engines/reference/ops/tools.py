@@ -14,9 +14,9 @@ second, unchecked implementation of ripgrep, while the `rg` binary *is* what Pi 
 `EnvironmentMissing` naming ripgrep, never a guessed result). The handler lays the
 tree out in a temp directory (text as Node writes it: lone surrogates as U+FFFD),
 resolves `cwd` and `path` as Pi does, and runs rg with exactly Pi 0.85.0's arguments
-(`ctxspec.reference.tools.grep_ripgrep_args`) from the session's cwd, where Pi's rg runs
+(`ctxspec.reference.grep.grep_ripgrep_args`) from the session's cwd, where Pi's rg runs
 (GREP-6). What Pi does with rg's output (the count, the limit, the rejection, shown
-paths, re-read context lines) is `ctxspec.reference.tools.grep_from_ripgrep`.
+paths, re-read context lines) is `ctxspec.reference.grep.grep_from_ripgrep`.
 
 ripgrep is a tool the reference's grep runs, not an implementation: it is started here,
 not in `ctxspec.conformance.transport`, which starts the implementations under test.
@@ -58,8 +58,10 @@ from ctxspec.conformance.harnesses.kit.tree import (
 )
 from ctxspec.conformance.transport import ripgrep as rg_finder
 from ctxspec.reference import _utf8, tools
+from ctxspec.reference import grep as grep_text
 from ctxspec.reference.edge.persist import PersistingAccumulator
 from ctxspec.reference.errors import InvalidInput
+from ctxspec.reference.tool_result import ToolResult
 from ctxspec.reference.tree import Directory, File, Listing
 
 FULL_OUTPUT_PATH: Final = "<fullOutputPath>"
@@ -91,7 +93,7 @@ def read(args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def bash(engine: Engine, args: Mapping[str, Any]) -> dict[str, Any]:
-    sink = PersistingAccumulator(prefix="pi-bash", accumulator=engine.output_accumulator)
+    sink = PersistingAccumulator(prefix="pi-bash", walks=engine.walks)
     try:
         for chunk in chunks_of(args):
             sink.append(chunk)
@@ -192,11 +194,11 @@ def _grep_in(root: Path, rg: str, call: _GrepCall) -> dict[str, Any]:
     try:
         is_directory = stat.S_ISDIR(os.stat(search_path).st_mode)
     except (OSError, ValueError):
-        return tools.grep_path_missing(search_path).to_pi()
-    refused = tools.spawn_refusal(call.pattern, glob=call.glob)  # Node checks them first
+        return grep_text.grep_path_missing(search_path).to_pi()
+    refused = grep_text.spawn_refusal(call.pattern, glob=call.glob)  # Node checks them first
     if refused is not None:
-        return tools.ToolResult(text=refused, rejected=True).to_pi()
-    rg_args = tools.grep_ripgrep_args(
+        return ToolResult(text=refused, rejected=True).to_pi()
+    rg_args = grep_text.grep_ripgrep_args(
         call.pattern,
         search_path,
         glob=call.glob,
@@ -216,7 +218,7 @@ def _grep_in(root: Path, rg: str, call: _GrepCall) -> dict[str, Any]:
     )
     events = _utf8.decode(done.stdout).split("\n")
     output = _in_walk_order(events, search_path, is_directory=is_directory)
-    return tools.grep_from_ripgrep(
+    return grep_text.grep_from_ripgrep(
         output,
         exit_code=done.returncode,
         stderr=_utf8.decode(done.stderr),
@@ -334,5 +336,5 @@ def _as_node_writes(tree: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def handlers(engine: Engine) -> dict[str, Handler]:
-    """The tool ops; bash's output goes through the engine's accumulator."""
+    """The tool ops; bash's output goes through the engine's accumulator (its walks)."""
     return {"tool.read": read, "tool.bash": partial(bash, engine), "tool.grep": grep}
