@@ -118,8 +118,6 @@ from ctxspec.reference.trust import (
     resolve_project_trusted,
 )
 
-__version__ = "0.1.0"
-
 __all__ = [
     "BRANCH_SUMMARY_PREFIX",
     "BRANCH_SUMMARY_SUFFIX",
