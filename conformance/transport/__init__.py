@@ -5,9 +5,12 @@
   child's process group, the subreaper, the run directory);
 - `named`: the families ctxspec installs (`FAMILIES`, `parse_named`, `install`);
 - `cache`: the install cache, made safely once (`ensure`, `run_logged`);
-- `pyvenv`: a private venv in the cache for a port from PyPI;
+- `npm_harness`: an npm family declared (`NpmHarness`) and installed, over `npm_lock`
+  (its files, key and npm run) and `npm_registry` (a release with no lock);
+- `pyvenv`: a port from PyPI declared (`PypiPort`), in a private venv in the cache;
 - `resolve`: an `--impl` name to an implementation (`open_implementation`, `prepare`).
 
-Transport imports no harness: a harness is found by its module's name (`named.FAMILIES`,
-`resolve.ENGINES`), so a family's missing toolchain never breaks the others.
+Transport imports no adapter: `named.FAMILIES` reads the harnesses' declarations (data)
+on first use and `resolve.ENGINES` names the engines' modules; a family's toolchain is
+asked for only when it is installed, so a missing one never breaks the others.
 """
