@@ -116,11 +116,7 @@ def _lock(family: str, version: str) -> int:
         print("ctxspec: `impl lock` is for pi@VERSION", file=sys.stderr)
         return exits.USAGE
     try:
-        source = pi_adapter.ensure_installed(version, quiet=True).root
-        target = Path(pi_adapter.__file__).parent / "locks" / version
-        target.mkdir(parents=True, exist_ok=True)
-        for name in ("package.json", "package-lock.json"):
-            (target / name).write_bytes((source / name).read_bytes())
+        target = pi_adapter.HARNESS.lock(version)  # NpmHarness: its AnyVersion option
     except (InstallError, OSError) as error:
         print(f"ctxspec: pi@{version}: {error}", file=sys.stderr)
         return exits.USAGE
