@@ -177,7 +177,7 @@ def test_a_fast_wrong_answer_is_reported_wrong_not_fast(inputs: dict[str, Any]) 
         assert theirs.verdict == "wrong", name
         assert theirs.detail.startswith("differs from the reference at ")
     head = group.measures["head"][label]
-    assert head is not None and head.detail.startswith("differs from the reference at /totalLines")
+    assert head is not None and head.detail.startswith("differs from the reference at $.totalLines")
 
 
 def test_an_implementation_that_under_reports_is_caught(inputs: dict[str, Any]) -> None:
