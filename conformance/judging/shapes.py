@@ -2,11 +2,11 @@
 
 Where the reference answers an op, an answer is judged against the reference's answer.
 The agent ops have none: they are judged by universal checks
-(`ctxspec.conformance.judging.universal`) that read the answer's fields. An answer those checks cannot read (a field missing, a
-field of another JSON type, a list where an object is due) is told by the op's result
-schema (`schemas/ops/`) instead: each departure is one `compare.Difference`, `missing`
-for a required field, `differs` for the rest, so it reads and counts as any other
-difference (never a `KeyError` inside a check).
+(`ctxspec.conformance.judging.universal`) that read the answer's fields. An answer those
+checks cannot read (a field missing, a field of another JSON type, a list where an object
+is due) is told by the op's result schema (`schemas/ops/`) instead: each departure is one
+`compare.Difference`, `missing` for a required field, `differs` for the rest, so it reads
+and counts as any other difference (never a `KeyError` inside a check).
 
 - `schema_differences(op, result)`: every departure of `result` from `op`'s result
   schema (none for an op without one).
