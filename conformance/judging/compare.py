@@ -26,6 +26,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final
 
 from ctxspec.reference import _utf8
@@ -101,9 +102,14 @@ def key_path(path: str, key: str) -> str:
     >>> key_path("$", "a"), key_path("$", "a.b"), key_path("$", ""), key_path("$", "length")
     ('$.a', '$["a.b"]', '$[""]', '$["length"]')
     """
+    return path + _key_step(key)
+
+
+@lru_cache(maxsize=4096)  # an answer's keys repeat in every item of its lists
+def _key_step(key: str) -> str:
     if _NAME.fullmatch(key) and key != "length":
-        return f"{path}.{key}"
-    return f"{path}[{json.dumps(key)}]"
+        return f".{key}"
+    return f"[{json.dumps(key)}]"
 
 
 def index_path(path: str, index: int) -> str:
