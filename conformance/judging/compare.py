@@ -335,7 +335,7 @@ def visible(text: str) -> str:
     """`text` with escapes for control, invisible, replacement and surrogate characters.
 
     >>> visible("a\\u00e9\\n\\ufeff\\ud83d")
-    '"a\\u00e9\\\\n\\\\ufeff\\\\ud83d"'
+    '"aé\\\\n\\\\ufeff\\\\ud83d"'
     """
     out = []
     for char in text:

@@ -3,6 +3,7 @@ quotes, empty keys, a key `length`, a key that reads as an index)."""
 
 from __future__ import annotations
 
+import doctest
 import json
 import re
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ctxspec.conformance.judging import compare, shapes
 from ctxspec.conformance.judging.compare import (
     differences,
     elide_indices,
@@ -95,3 +97,8 @@ def test_every_path_names_the_values_it_says(expected: Any, actual: Any) -> None
             assert _at(expected, parts) == difference.expected
         if not difference.missing:
             assert _at(actual, parts) == difference.actual
+
+
+def test_the_examples_in_judgings_docstrings_are_true() -> None:
+    for module in (compare, shapes):
+        assert doctest.testmod(module).failed == 0, module.__name__
