@@ -19,9 +19,9 @@ from paths import FAKE_IMPL, ROOT
 from ctxspec.cli import main
 from ctxspec.conformance.corpus.cases import load_cases
 from ctxspec.conformance.runner.expectations import default_expectations_file
-from ctxspec.conformance.runner.results import slug
+from ctxspec.conformance.runner.results import STATUSES, slug
 from ctxspec.conformance.tools import same_verdict, sweep
-from ctxspec.conformance.tools.matrix import build_matrix, run_matrix, write_matrix
+from ctxspec.conformance.tools.matrix import build_matrix, render_badge, run_matrix, write_matrix
 from ctxspec.conformance.tools.shards import shard_range
 
 WRONG = shlex.join([sys.executable, str(FAKE_IMPL), "wrong"])  # truncatedBy "lines" always
@@ -213,3 +213,17 @@ def test_two_sweep_shards_merged_are_the_whole_run(
     assert _json(merged) == _json(whole)
     assert _json(whole)["failingExamples"] == 3 and _json(whole)["distinctRequests"] == 4
     assert "seeds 1..4 (shard 2/2)" in capsys.readouterr().out
+
+
+def test_the_matrix_page_and_badges_show_every_status(tmp_path: Path) -> None:
+    """A job's results may hold any status (the reference's `failed-as-pi` ones too)."""
+    records = [
+        {"id": f"c{i}", "kind": "case", "boundary": "b", "op": "o", "status": status,
+         "message": "m"}
+        for i, status in enumerate(STATUSES)
+    ]  # fmt: skip
+    matrix = build_matrix([{"header": {"implementation": "x"}, "records": records}])
+    write_matrix(matrix, tmp_path)
+    assert "1 as Pi" in (tmp_path / "index.html").read_text()
+    (impl,) = matrix["implementations"]
+    assert "3/6 ok" in render_badge(impl)  # passed, failed-as-pi, expected-failure of 6 judged
