@@ -196,7 +196,7 @@ def dist(session: nox.Session) -> None:
     the README as PyPI renders it), then tests/project/test_distribution.py on those files:
     the wheel's one import name, the sdist installed with no C compiler, both green."""
     install(session, "test", "dist")
-    out = Path(session.create_tmp()) / "dist"
+    out = Path(session.virtualenv.location).resolve() / "dist"
     shutil.rmtree(out, ignore_errors=True)
     session.run("python", "-m", "build", "--outdir", str(out))
     session.run("twine", "check", "--strict", *map(str, sorted(out.iterdir())))

@@ -26,7 +26,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from importlib import resources
-from importlib.abc import Traversable
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Final, TypeVar
 

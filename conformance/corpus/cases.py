@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from importlib.abc import Traversable
+from importlib.resources.abc import Traversable
 from typing import Any, Final, Literal
 
 import jsonschema

@@ -68,6 +68,15 @@ def _found(folder: Path) -> Dist:
     return Dist(sdists[0], wheels[0])
 
 
+@pytest.fixture(scope="session", autouse=True)
+def outside_the_checkout(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The venvs and the project live where a user's would: not in this checkout, whose
+    .gitignore ripgrep would apply to the grep cases' files (TMPDIR under .nox/, say)."""
+    base = tmp_path_factory.getbasetemp().resolve()
+    if base.is_relative_to(ROOT.resolve()):
+        pytest.fail(f"the temporary folder {base} is inside the checkout: set TMPDIR elsewhere")
+
+
 @pytest.fixture(scope="session")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Dist:
     """One sdist and one wheel per test session: the ones $CTXSPEC_DIST names, or built once
@@ -75,7 +84,7 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Dist:
     makes the first one build and the others wait)."""
     given = os.environ.get(DIST_ENV)
     if given:
-        return _found(Path(given))
+        return _found(Path(given).resolve())
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if "PYTEST_XDIST_WORKER" in os.environ else base
     out = shared / "ctxspec-dist"
