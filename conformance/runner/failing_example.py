@@ -1,7 +1,9 @@
 """A property's minimal failing example, told as protocol data, the way a case is told.
 
-When a property fails, hypothesis has just rerun its minimal example, and the
-`Recording` around the implementation holds that example's requests and the answers.
+When a property fails, the `Recording` around the implementation holds the requests and
+answers of its failing example: in a verdict, the first (smallest) of its shipped
+examples that fails (`fixed_examples`); exploring, the minimal one hypothesis has just
+rerun.
 This module asks the reference the same requests and tells the example as a golden
 case's failure is told, for a reader in any language: the property's rule and
 statement, then each request as the JSON the implementation received, the reference's
@@ -36,7 +38,7 @@ from typing import Any, Final, TypeVar
 from ctxspec.conformance.ask import Outcome, outcome
 from ctxspec.conformance.corpus.cases import rule_index
 from ctxspec.conformance.engines.reference import in_process
-from ctxspec.conformance.errors import AdapterError, StopAfterTimeout
+from ctxspec.conformance.errors import AdapterError, CorpusError, StopAfterTimeout
 from ctxspec.conformance.judging.check import ReferenceMismatch, ResultMismatch, reference_verdict
 from ctxspec.conformance.judging.compare import render, shorten
 from ctxspec.conformance.judging.shapes import schema_differences
@@ -299,6 +301,8 @@ def _reason(error: BaseException) -> str | None:
             reasons.append(f"{leaf.kind}: {leaf.message}{stderr}")
         elif isinstance(leaf, StopAfterTimeout):
             reasons.append(str(leaf))
+        elif isinstance(leaf, CorpusError):  # the suite's own data (stale examples)
+            reasons.append(f"the suite's data: {leaf}")
         else:
             kind = type(leaf).__name__
             reasons.append(

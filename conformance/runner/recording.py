@@ -2,10 +2,10 @@
 
 `conform` wraps the implementation under test in `Recording`, which keeps the requests
 of the example being run and the implementation's answers (cleared at each test's and
-each example's start); when a property fails, hypothesis has just rerun its minimal
-example, so what is kept is that example, which
-`ctxspec.conformance.runner.failing_example` tells as protocol data. With `conform
---record-requests FILE`, one JSON line `{property, seed, requests: [{op, args}]}` is also
+each example's start); when a property fails, what is kept is its failing example (in a
+verdict the first shipped one that fails; exploring, the minimal one hypothesis has just
+rerun), which `ctxspec.conformance.runner.failing_example` tells as protocol data. With
+`conform --record-requests FILE`, one JSON line `{property, seed, requests: [{op, args}]}` is also
 appended to FILE; `ctxspec sweep` reads those lines, asks each request of the oracle and
 of the implementation, and writes the ones they answer differently as golden cases.
 `conform --replay` reads the same lines.
