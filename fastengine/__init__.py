@@ -6,6 +6,9 @@ the whole conformance suite runs against it, and tests/fastengine/ check it
 against the reference with differential properties. It replaces only the helpers whose
 speed is measured; everything else it answers with the reference's functions.
 
+- `walks.FAST`: the reference's inner loops (`ctxspec.reference.walks`, the one seam where
+  an engine plugs into the oracle) run faster: the functions here that run a reference
+  rule pass it these walks;
 - `tree.RunTree`: a `ctxspec.reference.session.SessionTree` whose paths are slices of runs of
   consecutive entries, built in one C pass (`_sessions.c`);
 - `session`: the file parsed at once (the array written in C, `_parse.c`), paths and

@@ -55,13 +55,8 @@ from ctxspec.reference.messages import (
 )
 from ctxspec.reference.migration import LoadedSession, load_session, migrate_session_entries
 from ctxspec.reference.prompt import DEFAULT_SELECTED_TOOLS, build_system_prompt
-from ctxspec.reference.resources import (
-    PROMPT_ROOTS,
-    SKILL_ROOTS,
-    PromptTemplate,
-    Resources,
-    load_resources,
-)
+from ctxspec.reference.prompt_templates import PromptTemplate
+from ctxspec.reference.resources import PROMPT_ROOTS, SKILL_ROOTS, Resources, load_resources
 from ctxspec.reference.session import (
     SessionContext,
     build_context_entries,

@@ -55,7 +55,6 @@ from ctxspec.reference.skills import SourceInfo
 from ctxspec.reference.tree import Listing, join, strip_bom
 
 __all__ = [
-    "RESOURCE_TYPES",
     "Origin",
     "Resolved",
     "resolve",

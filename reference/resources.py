@@ -36,6 +36,7 @@ from ctxspec.reference.discovery import ContextFile, load_project_context_files
 from ctxspec.reference.packages import Origin, Resolved
 from ctxspec.reference.paths import is_local_path, resolve_path
 from ctxspec.reference.prompt_templates import PromptTemplate, dedupe_prompts, load_prompt_templates
+from ctxspec.reference.scans import RESOURCE_TYPES
 from ctxspec.reference.skills import Diagnostic, Skill, SourceInfo, load_skills
 from ctxspec.reference.themes import Theme, dedupe_themes, load_themes
 from ctxspec.reference.tree import Listing, join, normalize, strip_bom
@@ -44,9 +45,7 @@ __all__ = [
     "INCLUDE_PARTS",
     "PROMPT_ROOTS",
     "SKILL_ROOTS",
-    "PromptTemplate",
     "Resources",
-    "Theme",
     "load_resources",
 ]
 
@@ -175,7 +174,7 @@ def _default_info(listing: Listing, path: str, *, cwd: str, agent_dir: str) -> S
     """RES-8: the loader's sourceInfo for a path nobody registered: the agent's or the
     project's resource roots, else temporary with the path's directory as base."""
     for scope, base in (("user", agent_dir), ("project", join(cwd, ".pi"))):
-        for kind in packages.RESOURCE_TYPES:
+        for kind in RESOURCE_TYPES:
             root = join(base, kind)
             if path == root or path.startswith(root + "/"):
                 return SourceInfo(path=path, source="local", scope=scope, base_dir=root)
@@ -301,7 +300,7 @@ def load_resources(
     )
     cli = packages.resolve_sources(listing, additional_extension_paths, cwd=cwd, home=home)
     origins = _Origins()
-    enabled = {kind: origins.register(found[kind]) for kind in packages.RESOURCE_TYPES}
+    enabled = {kind: origins.register(found[kind]) for kind in RESOURCE_TYPES}
     # RES-8: the explicit extension paths' extensions and skills read as `cli` resources,
     # their prompts and themes as the package's
     command_line = Origin(source="cli", scope="temporary")
@@ -309,7 +308,7 @@ def load_resources(
         kind: origins.register(
             cli[kind], command_line if kind in ("extensions", "skills") else None
         )
-        for kind in packages.RESOURCE_TYPES
+        for kind in RESOURCE_TYPES
     }
 
     def paths(kind: str, off: bool, additional: Sequence[str]) -> list[str]:
