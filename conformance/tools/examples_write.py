@@ -1,4 +1,4 @@
-"""`python -m ctxspec.conformance.tools.examples_write [--check]`: draw the verdict's examples.
+"""`python -m ctxspec.conformance.tools.examples_write`: draw the verdict's property examples.
 
 The verdict runs each property on examples shipped as data
 (`conformance/suite/examples/<module>.json`, `ctxspec.conformance.runner.example_data`),
@@ -13,13 +13,15 @@ with what it was given. Each example is written losslessly (`example_data.encode
 duplicates once, smallest first (so the first failing example a verdict tells is the
 smallest of those that fail).
 
-`--check` draws them again and compares them with the shipped files, naming each
-property whose examples differ.
+`--check` says, without drawing and under any hypothesis, whether the shipped files fit
+the suite (`stale`): each property has examples, drawn from its current source and
+strategies, for the current seed version and hypothesis pin; it names each property that
+does not. `--check-draws` draws them again and compares them, value for value.
 
-Exit status: 0 written, or with `--check` the same; 1 with `--check`, they differ; 2 bad
-usage, or a hypothesis other than `HYPOTHESIS` (its draws would differ); 3 the reference
-fails a property on its own examples (a bug of the suite or of the reference: nothing is
-written).
+Exit status: 0 written, or the check found nothing; 1 a check found something (each
+named); 2 bad usage, or drawing under a hypothesis other than `HYPOTHESIS` (its draws
+would differ); 3 a property broke on an example other than by failing (a bug of the
+suite: nothing is written).
 """
 
 from __future__ import annotations
@@ -64,13 +66,14 @@ from ctxspec.conformance.runner.fixed_examples import is_property
 from ctxspec.conformance.runner.profiles import profile_for
 from ctxspec.conformance.transport.base import Implementation
 
-__all__ = ["ReferenceFails", "differing", "draw_all", "expected", "main", "properties", "stale"]
+__all__ = ["DrawingBroke", "differing", "draw_all", "expected", "main", "properties", "stale"]
 
 _DRAWING_PROFILE: Final = "verdict"  # examples.py: the verdict's count, database off
 
 
-class ReferenceFails(Exception):
-    """A property's test broke on an example drawn for it (an error, not a failure)."""
+class DrawingBroke(Exception):
+    """A property's test broke on an example drawn for it (an error, not a failure), or
+    the suite could not be collected."""
 
 
 # --- the suite's properties, as pytest collects them ---------------------------------------------
@@ -101,7 +104,7 @@ def properties() -> list[pytest.Function]:
     with contextlib.redirect_stdout(io.StringIO()) as out:
         code = pytest.main(args, plugins=[collected])
     if code != pytest.ExitCode.OK:
-        raise RuntimeError(f"collecting the suite failed ({code}):\n{out.getvalue()[-3000:]}")
+        raise DrawingBroke(f"collecting the suite failed ({code}):\n{out.getvalue()[-3000:]}")
     return collected.items
 
 
@@ -180,7 +183,7 @@ def draw_property(
     item: pytest.Function, reference: Implementation, log: Callable[[str], None]
 ) -> dict[str, Any]:
     """One property item's entry: its source's digest and its examples, smallest first
-    (`ReferenceFails` when its test breaks on one other than by failing)."""
+    (`DrawingBroke` when its test breaks on one other than by failing)."""
     fixtures = _fixtures(item, reference)
     drawn = _Drawn()
     handle = item.obj.hypothesis
@@ -190,7 +193,7 @@ def draw_property(
     try:
         test(**fixtures)
     except Exception as error:
-        raise ReferenceFails(f"{item.name} broke on an example: {error!r}") from error
+        raise DrawingBroke(f"{item.name} broke on an example: {error!r}") from error
     finally:
         handle.inner_test = inner
     lines: dict[str, dict[str, Any]] = {}
@@ -365,7 +368,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-q", "--quiet", action="store_true", help="no line per property")
     options = parser.parse_args(argv)
     if options.check:
-        return _report(_stale_now(), "the shipped examples fit the suite")
+        try:
+            return _report(_stale_now(), "the shipped examples fit the suite")
+        except DrawingBroke as error:
+            print(f"examples_write: {error}", file=sys.stderr)
+            return 3
     if hypothesis.__version__ != HYPOTHESIS:
         print(
             f"examples_write: hypothesis {hypothesis.__version__} draws other examples than "
@@ -376,7 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     log = (lambda _: None) if options.quiet else print
     try:
         documents = draw_all(log=log)
-    except ReferenceFails as error:
+    except DrawingBroke as error:
         print(f"examples_write: {error}", file=sys.stderr)
         return 3
     if options.check_draws:
