@@ -85,9 +85,9 @@ class TestKnown:
             path = DOCS / page
             lines = path.read_text("utf-8").splitlines() if path.exists() else []
             matching = [line for line in lines if line.startswith(start)]
-            assert matching, (
-                f"{page}: no line starts {start!r} any more: drop it from KNOWN ({why})"
-            )
+            if not matching and why == BEING_REWRITTEN:
+                continue  # the rewrite took it out: drop it from KNOWN when it lands
+            assert matching, f"{page}: no line starts {start!r}: drop it from KNOWN ({why})"
             assert any(notebook_line(line) or ISSUE.search(line) for line in matching)
 
 
