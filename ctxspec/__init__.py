@@ -4,7 +4,7 @@ layer of coding agents, pinned to Pi 0.85.0.
 One import name holds everything: `ctxspec.reference` (the oracle), `ctxspec.fastengine`
 (the fast engine beside it), `ctxspec.conformance` (the suite and its runner),
 `ctxspec.benchmarks` and `ctxspec.corpora`. The repository keeps them as top-level
-folders; pyproject.toml maps each into this namespace.
+folders; setup.py maps each into this namespace.
 
 This package itself is the small core of the command line: `ctxspec.cli` (the parser and
 the registry the subpackages add their commands to) and `ctxspec.exits` (every exit
