@@ -2,11 +2,10 @@
 
 Both are the reference's rules run with this engine's walks (`ctxspec.reference.walks`):
 
-- `find_cut_point` with `FAST`, whose `choose_cut_point` (here) reads the entries from the
-  start to the first cut point, from the end back to the budget (in C), and from there to
-  the next cut point: only two cut points can be the answer, where the reference lists
-  every one. A malformed entry elsewhere in the range is not read; what the reference
-  would refuse in it, `ctxspec.fastengine.session.as_entries` noted (`refuse_unreadable`).
+- `find_cut_point` with `FAST`, whose `choose_cut_point` (`ctxspec.fastengine.walks`)
+  reads the entries from the start to the first cut point, from the end back to the
+  budget (in C), and from there to the next cut point: only two cut points can be the
+  answer, where the reference lists every one.
 - `prepare_compaction` with the walks of one path (`PreparedPath`): each entry's message
   read once (`RunTree.slots`) for the walk back to the budget and the messages
   summarised. On a long path one `RunTree` gives them, the context estimate and the file
@@ -31,7 +30,6 @@ from ctxspec.fastengine.tree import RunTree, any_between, none_positions
 from ctxspec.fastengine.walks import FAST, FastWalks
 from ctxspec.reference import compaction
 from ctxspec.reference.compaction import (
-    CUT_POINT_ROLES,
     CompactionPreparation,
     CompactionSettings,
     CutPointResult,
@@ -43,16 +41,8 @@ from ctxspec.reference.session import (
     SessionTree,
     session_entry_to_context_messages,
 )
-from ctxspec.reference.walks import Walks
 
-__all__ = [
-    "PreparedPath",
-    "choose_cut_point",
-    "file_operation_calls",
-    "find_cut_point",
-    "prepare_compaction",
-    "refuse_unreadable",
-]
+__all__ = ["PreparedPath", "file_operation_calls", "find_cut_point", "prepare_compaction"]
 
 Entry = Mapping[str, Any]
 
@@ -82,36 +72,6 @@ def file_operation_calls(messages: Sequence[Mapping[str, Any]]) -> list[tuple[st
     """`ctxspec.reference.file_ops.file_op_calls`, from the C pass for plain parsed JSON."""
     found = C_FILE_OP_CALLS(messages, FILE_OP_TOOLS) if C_FILE_OP_CALLS is not None else None
     return file_op_calls(messages) if found is None else found
-
-
-def refuse_unreadable(entries: Sequence[Entry], start: int, stop: int) -> None:
-    """Raise at the first entry of `entries[start:stop]` that `as_entries` noted, as the
-    reference does when it reads every entry of the range (by reading that one)."""
-    marked = getattr(entries, "unreadable", ())
-    if any_between(marked, start, stop):
-        Walks.projects_to(FAST, entries[marked[bisect_left(marked, start)]], CUT_POINT_ROLES)
-
-
-def choose_cut_point(
-    walks: Walks, entries: Sequence[Entry], start_index: int, end_index: int, keep: float
-) -> int | None:
-    """The walk `choose_cut_point` of `FastWalks`: the first cut point, and the first after
-    where the budget is reached (the walk `budget_reached_at`), CP-3 and CP-4 read only
-    where they decide."""
-    refuse_unreadable(entries, start_index, end_index)
-    first = _first_cut_point(walks, entries, start_index, end_index)
-    if first is None:
-        return None
-    reached = walks.budget_reached_at(entries, start_index, end_index, keep)
-    if reached is not None and reached > first:
-        later = _first_cut_point(walks, entries, reached, end_index)
-        return first if later is None else later
-    return first  # CP-4: keep everything unless the budget picks a later cut point
-
-
-def _first_cut_point(walks: Walks, entries: Sequence[Entry], start: int, end: int) -> int | None:
-    projects_to = walks.projects_to
-    return next((i for i in range(start, end) if projects_to(entries[i], CUT_POINT_ROLES)), None)
 
 
 def find_cut_point(

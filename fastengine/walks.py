@@ -6,8 +6,9 @@ keeps the reference's for the rest (`super()`):
 
 - `projects_to`: a plain message's role read at once (no ABC check);
 - `choose_cut_point`: only the first cut point and the first after where the budget is
-  reached are looked for, where the reference lists every one
-  (`ctxspec.fastengine.compaction.choose_cut_point`);
+  reached are looked for, where the reference lists every one. A malformed entry
+  elsewhere in the range is not read; what the reference would refuse in it,
+  `ctxspec.fastengine.session.as_entries` noted (`refuse_unreadable`);
 - `budget_reached_at`: the walk in C (`_tokens.c`), plain message entries estimated
   there, every other entry by the walk `entry_tokens`;
 - `build_session_context`, `estimate_context_tokens`,
@@ -23,12 +24,15 @@ so that each of them can import `FAST`.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import ctxspec.fastengine as fast  # its modules are read when a walk runs (see above)
 from ctxspec.fastengine._native import native
-from ctxspec.reference.walks import Walks
+from ctxspec.fastengine.tree import any_between
+from ctxspec.reference.compaction import CUT_POINT_ROLES
+from ctxspec.reference.walks import PLAIN, Walks
 
 if TYPE_CHECKING:
     from ctxspec.reference.branch import CollectEntriesResult
@@ -36,7 +40,7 @@ if TYPE_CHECKING:
     from ctxspec.reference.stream import OutputAccumulator
     from ctxspec.reference.tokens import ContextUsageEstimate
 
-__all__ = ["FAST", "FastWalks"]
+__all__ = ["FAST", "FastWalks", "refuse_unreadable"]
 
 Entry = Mapping[str, Any]
 
@@ -60,8 +64,22 @@ class FastWalks(Walks):
     def choose_cut_point(
         self, entries: Sequence[Entry], start_index: int, end_index: int, keep_recent_tokens: float
     ) -> int | None:
-        return fast.compaction.choose_cut_point(
-            self, entries, start_index, end_index, keep_recent_tokens
+        """The first cut point, and the first after where the budget is reached: CP-3 and
+        CP-4 read only where they decide."""
+        refuse_unreadable(entries, start_index, end_index)
+        first = self._first_cut_point(entries, start_index, end_index)
+        if first is None:
+            return None
+        reached = self.budget_reached_at(entries, start_index, end_index, keep_recent_tokens)
+        if reached is not None and reached > first:
+            later = self._first_cut_point(entries, reached, end_index)
+            return first if later is None else later
+        return first  # CP-4: keep everything unless the budget picks a later cut point
+
+    def _first_cut_point(self, entries: Sequence[Entry], start: int, end: int) -> int | None:
+        projects_to = self.projects_to
+        return next(
+            (i for i in range(start, end) if projects_to(entries[i], CUT_POINT_ROLES)), None
         )
 
     def budget_reached_at(
@@ -101,6 +119,14 @@ class FastWalks(Walks):
         self, *, max_lines: int | None = None, max_bytes: int | None = None
     ) -> OutputAccumulator:
         return fast.stream.OutputAccumulator(max_lines=max_lines, max_bytes=max_bytes)
+
+
+def refuse_unreadable(entries: Sequence[Entry], start: int, stop: int) -> None:
+    """Raise at the first entry of `entries[start:stop]` that `as_entries` noted, as the
+    reference does when it reads every entry of the range (by reading that one)."""
+    marked = getattr(entries, "unreadable", ())
+    if any_between(marked, start, stop):
+        PLAIN.projects_to(entries[marked[bisect_left(marked, start)]], CUT_POINT_ROLES)
 
 
 FAST: Final = FastWalks()  # the walks every fast function passes the reference's rules
