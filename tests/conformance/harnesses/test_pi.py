@@ -166,8 +166,8 @@ class TestRipgrep:
         # the patch imports the suite before pytest starts, which pytest warns about
         args += ["--", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
         script = (
-            "import sys; from ctxspec.conformance.harnesses import pi; "
-            "pi.ripgrep_dir = lambda: None; "
+            "import sys; from ctxspec.conformance.transport import npm_harness; "
+            "npm_harness.ripgrep_dir = lambda: None; "
             "from ctxspec.cli import main; sys.exit(main(sys.argv[1:]))"
         )
         completed = subprocess.run(
