@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from paths import FAKE_IMPL, ROOT
 
 from ctxspec.cli import main
@@ -79,6 +80,26 @@ def test_impl_list_json_names_every_shipped_implementation(
     noxfile = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(noxfile)
     assert names == noxfile.IMPLEMENTATIONS  # one conform session per matrix job
+
+
+def test_the_matrix_workflow_fans_out_from_impl_list_and_merges_with_from() -> None:
+    """The workflow cannot run here (actionlint checks its syntax): its contract can."""
+    jobs = yaml.safe_load((ROOT / ".github" / "workflows" / "matrix.yml").read_text())["jobs"]
+
+    def runs(job: str) -> str:
+        return "\n".join(step.get("run", "") for step in jobs[job]["steps"])
+
+    assert "ctxspec impl list --json" in runs("list")
+    assert jobs["conform"]["needs"] == "list"
+    assert jobs["conform"]["strategy"]["matrix"]["impl"] == (
+        "${{ fromJSON(needs.list.outputs.impls) }}"
+    )
+    assert "ctxspec conform --impl" in runs("conform") and "--json" in runs("conform")
+    assert "ctxspec matrix" in runs("merge") and "--from" in runs("merge")
+    keys = [
+        step["with"]["key"] for step in jobs["conform"]["steps"] if "cache@" in step.get("uses", "")
+    ]
+    assert any("locks" in key and "pins" in key for key in keys), keys
 
 
 HEAD_CASES = [c for c in load_cases() if c.op == "truncate.head" and c.expect_error is None]
