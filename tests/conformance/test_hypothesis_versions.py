@@ -40,17 +40,18 @@ def oldest_supported() -> str:
 
 
 def installed(version: str) -> Path:
-    """A folder holding hypothesis `version` (and what it needs), installed once."""
+    """A folder holding hypothesis `version` (and what it needs), installed once: into a
+    folder of this process's, renamed into place whole (two xdist workers may race)."""
     folder = ROOT / ".cache" / "hypothesis" / version
-    if (folder / ".complete").exists():
+    if folder.is_dir():
         return folder
-    partial = folder.with_name(f"{version}.partial")
-    shutil.rmtree(partial, ignore_errors=True)
+    partial = folder.with_name(f"{version}.{os.getpid()}.partial")
     pip = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     subprocess.run([*pip, "--target", str(partial), f"hypothesis=={version}"], check=True)
-    shutil.rmtree(folder, ignore_errors=True)
-    partial.rename(folder)
-    (folder / ".complete").write_text(version + "\n")
+    try:
+        partial.rename(folder)
+    except OSError:  # another worker's install came first
+        shutil.rmtree(partial, ignore_errors=True)
     return folder
 
 
