@@ -205,11 +205,9 @@ def _choose_cut_point(
     walks: Walks,
 ) -> int | None:
     """The plain `Walks.choose_cut_point`: every cut point of `entries[start:end]` listed
-    (CP-3), then the first at or after the entry where the budget is reached, else the
-    first (CP-4); None when there is no cut point."""
-    points = [
-        i for i in range(start_index, end_index) if walks.projects_to(entries[i], CUT_POINT_ROLES)
-    ]
+    (CP-3), then the first at or after the entry where the budget is reached (the walk
+    `budget_reached_at`), else the first (CP-4); None when there is no cut point."""
+    points = [i for i in range(start_index, end_index) if _projects_to(entries[i], CUT_POINT_ROLES)]
     if not points:
         return None
     reached = walks.budget_reached_at(entries, start_index, end_index, keep_recent_tokens)
@@ -219,19 +217,14 @@ def _choose_cut_point(
 
 
 def _budget_reached_at(
-    entries: Sequence[Entry],
-    start_index: int,
-    end_index: int,
-    keep_recent_tokens: float,
-    *,
-    walks: Walks,
+    entries: Sequence[Entry], start_index: int, end_index: int, keep_recent_tokens: float
 ) -> int | None:
     """The plain `Walks.budget_reached_at`: the entry of `entries[start:end]` where the
     estimates summed from the newest entry back first reach `keep_recent_tokens` (an entry
     of no tokens is passed over), or None when they never do (CP-4's walk)."""
     accumulated: float = 0
     for index in range(end_index - 1, start_index - 1, -1):
-        tokens = walks.entry_tokens(entries[index])
+        tokens = _entry_tokens(entries[index])
         if tokens == 0:
             continue
         accumulated += tokens

@@ -19,7 +19,8 @@ The walks, by the rule that runs them (each method's docstring says its plain lo
   numbered): `parse_line`;
 - `compaction.find_cut_point` (CP-3 to CP-7): `choose_cut_point` (the cut the budget
   picks, before CP-7 moves it), `budget_reached_at` (CP-4's walk back from the newest
-  entry), `entry_tokens` (CP-2, each entry of that walk),
+  entry), `entry_tokens` (CP-2, each entry of that walk where an engine's own walk does
+  not estimate it),
   `projects_to` (an entry's role: the cut points, the turn starts of CP-5, also through
   `find_turn_start_index`);
 - `compaction.prepare_compaction`: `previous_compaction_index`, `build_session_context`
@@ -84,7 +85,7 @@ class Walks:
         """The entry where the estimates of `entries[start:end]`, summed from the newest
         back, reach `keep_recent_tokens`; None when they never do (CP-4's walk)."""
         return rules.compaction._budget_reached_at(
-            entries, start_index, end_index, keep_recent_tokens, walks=self
+            entries, start_index, end_index, keep_recent_tokens
         )
 
     def entry_tokens(self, entry: Entry) -> int:
