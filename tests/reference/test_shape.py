@@ -23,7 +23,7 @@ SURFACE: dict[str, dict[str, Any]] = yaml.safe_load(
     (Path(__file__).parent / "surface.yaml").read_text("utf-8")
 )
 # the folders the package installs (setup.py's map), where no star import may be
-PACKAGE_FOLDERS = ("reference", "fastengine", "conformance", "corpora", "benchmarks")
+PACKAGE_FOLDERS = ("ctxspec", "reference", "fastengine", "conformance", "corpora", "benchmarks")
 PI_CODE = cache_root() / "impls" / "pi-0.85.0" / "node_modules"  # Pi's packages, if installed
 FORBIDDEN_IMPORTS = {"os", "subprocess", "socket", "time", "shutil", "tempfile", "pathlib", "io"}
 # every module (reference/ is pure Python: the C passes are fastengine's);
