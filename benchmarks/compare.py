@@ -253,7 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 counts[name] = max(int(value), counts.get(name, 0))
         except (OSError, ValueError, KeyError) as error:
             print(
-                f"python -m ctxspec.benchmarks.compare: {path}: not a bench run's results ({error})",
+                f"python -m ctxspec.benchmarks.compare: {path}: "
+                f"not a bench run's results ({error})",
                 file=sys.stderr,
             )
             return 2

@@ -336,7 +336,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"max relative difference: {agreement(runs):.4%}")
     if options.save_baseline:
         highest = {name: max(run[name] for run in runs) for name in runs[0]}
-        note = f"the highest of {options.runs} runs of `python -m ctxspec.benchmarks.instructions count`"
+        note = (
+            f"the highest of {options.runs} runs of "
+            "`python -m ctxspec.benchmarks.instructions count`"
+        )
         compare.save_counts(highest, options.save_baseline, note, environment())
     return 0
 

@@ -187,7 +187,8 @@ def main() -> None:
             best = min(best, time.perf_counter() - begin)
             del kept
         print(
-            f"ctxspec.fastengine._json, the whole file (the engine's parse): {megabytes / best:.1f} MB/s"
+            "ctxspec.fastengine._json, the whole file (the engine's parse): "
+            f"{megabytes / best:.1f} MB/s"
         )
 
 

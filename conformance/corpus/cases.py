@@ -6,7 +6,8 @@ defaults (`op`, `rule`, `level`) applied and string builders expanded. Problems 
 `CorpusError`s naming the file and the case.
 
 Builders (so a 300 KB line, a lone surrogate or a 30,000-token session stays readable in
-YAML) are `ctxspec.conformance.corpus.builders`: `$repeat`, `$concat`, `$codeUnits`, `$lines`, `$session`,
+YAML) are `ctxspec.conformance.corpus.builders`: `$repeat`, `$concat`, `$codeUnits`,
+`$lines`, `$session`,
 `$slice`, `$messages`, `$jsonl`, `$base64`. Renamed ids are `ctxspec.conformance.corpus.aliases`.
 """
 

@@ -3,7 +3,7 @@
 A coding agent other than Pi is not judged by Pi's numbers. Its profile
 (`conformance/profiles/<family>.yaml`, schema `schemas/profile.schema.json`) declares, each
 with its source, the agent's units, limits, markers, instruction-file rules, what trust
-gates and its compaction rule; the universal checks (`ctxspec.conformance.judging.universal`) judge its
+gates and its compaction rule; the universal checks (`conformance/judging/universal/`) judge its
 answers to the `agent.*` ops against these terms. The profile's `not_applicable` list
 decides, by op, boundary, case or property name, what does not apply to the agent (Pi's
 own ops, boundary 5): those items are reported *not applicable* with the profile's reason.

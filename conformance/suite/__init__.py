@@ -1,1 +1,2 @@
-"""The suite's test modules, collected by `ctxspec conform` (`--pyargs ctxspec.conformance.suite`)."""
+"""The suite's test modules, collected by `ctxspec conform`
+(`--pyargs ctxspec.conformance.suite`)."""

@@ -3,7 +3,7 @@
 Each property sends an `agent.*` request built from hard inputs (astral characters at a
 cut, lone surrogates, CRLF; nested directories whose names sort before the file names;
 usage around every threshold) and runs every universal check of its op against the
-agent's profile (`ctxspec.conformance.judging.universal.judge`). A Pi-family implementation reports them
+agent's profile (`judging.universal.judge`). A Pi-family implementation reports them
 not applicable (its profile says why).
 """
 

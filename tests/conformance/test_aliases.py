@@ -1,4 +1,4 @@
-"""Renamed case ids (ctxspec.conformance.corpus.aliases, corpora/aliases.yaml): old ids keep working."""
+"""Renamed case ids (conformance/corpus/aliases.py, corpora/aliases.yaml): old ids keep working."""
 
 from __future__ import annotations
 

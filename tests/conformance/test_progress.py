@@ -1,4 +1,5 @@
-"""ctxspec.conformance.runner.progress: the bar on a terminal, plain lines elsewhere, silence when quiet."""
+"""conformance/runner/progress.py: the bar on a terminal, plain lines elsewhere, silence
+when quiet."""
 
 from __future__ import annotations
 

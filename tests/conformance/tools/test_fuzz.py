@@ -16,8 +16,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from paths import FAKE_IMPL
 
-from ctxspec.conformance import ask
 from ctxspec.cli import main
+from ctxspec.conformance import ask
 from ctxspec.conformance.corpus.cases import expand, lint, load_cases, load_cases_from
 from ctxspec.conformance.engines.reference import ReferenceImplementation
 from ctxspec.conformance.judging import equivalence
