@@ -305,8 +305,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
-    if _verdict(config) and not config.option.collectonly:
-        _check_shipped_examples(kept)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """A verdict runs the shipped examples: each property selected must have some. (An
+    xdist worker cannot stop the run this way: there, each such property is an error.)"""
+    config = session.config
+    if _verdict(config) and not config.option.collectonly and not hasattr(config, "workerinput"):
+        _check_shipped_examples(session.items)
 
 
 def _verdict(config: pytest.Config) -> bool:
@@ -314,7 +320,7 @@ def _verdict(config: pytest.Config) -> bool:
 
 
 def _check_shipped_examples(items: list[pytest.Item]) -> None:
-    """A verdict runs the shipped examples (`fixed_examples`): each property must have some."""
+    """`UsageError` naming the properties of `items` without shipped examples."""
     try:
         missing = missing_examples(items)
     except StaleExamples as error:
@@ -386,7 +392,8 @@ def impl(request: pytest.FixtureRequest) -> Generator[Implementation, None, None
 
 @pytest.fixture(scope="session")
 def agent_profile(request: pytest.FixtureRequest) -> Profile:
-    """The declared terms `agent.*` answers are judged by (`ctxspec.conformance.runner.profiles`)."""
+    """The declared terms `agent.*` answers are judged by
+    (`ctxspec.conformance.runner.profiles`)."""
     return request.config.stash[_agent_profile_key]
 
 
@@ -550,8 +557,9 @@ def _tell(
     status: str,
     excinfo: pytest.ExceptionInfo[BaseException] | None,
 ) -> Told | None:
-    """A property that failed, told as protocol data (`ctxspec.conformance.runner.failing_example`); its
-    example saved under the cwd for `conform --replay` when it is to be fixed or pinned."""
+    """A property that failed, told as protocol data
+    (`ctxspec.conformance.runner.failing_example`); its example saved under the cwd for
+    `conform --replay` when it is to be fixed or pinned."""
     recording = getattr(item, "funcargs", {}).get("impl")
     if (
         described["kind"] != "property"

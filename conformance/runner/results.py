@@ -38,7 +38,12 @@ from typing import Any, Final
 import pytest
 
 from ctxspec.conformance.corpus.cases import Case
-from ctxspec.conformance.errors import AdapterError, EnvironmentMissing, StopAfterTimeout
+from ctxspec.conformance.errors import (
+    AdapterError,
+    CorpusError,
+    EnvironmentMissing,
+    StopAfterTimeout,
+)
 from ctxspec.conformance.judging.compare import (
     Difference,
     elide_indices,
@@ -281,10 +286,12 @@ def describe(item: pytest.Item) -> dict[str, Any]:
 
 
 def classify(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str:
-    """The status of one report: an implementation that broke the protocol is an *error*."""
+    """The status of one report: an implementation that broke the protocol, a machine
+    that lacks what it needs, or the suite's own data at fault (stale examples) is an
+    *error*."""
     excinfo = call.excinfo
     if excinfo is not None and isinstance(
-        excinfo.value, AdapterError | StopAfterTimeout | EnvironmentMissing
+        excinfo.value, AdapterError | StopAfterTimeout | EnvironmentMissing | CorpusError
     ):
         return "error"
     if report.skipped:

@@ -11,6 +11,7 @@ from typing import Any
 import hypothesis
 import pytest
 
+from ctxspec import exits
 from ctxspec.conformance.runner.example_data import HYPOTHESIS, REGENERATE, shipped
 from ctxspec.conformance.runner.examples import SEED_VERSION
 from ctxspec.conformance.tools.examples_write import stale
@@ -86,3 +87,23 @@ def test_the_shipped_examples_are_what_the_pinned_hypothesis_draws() -> None:
         [*TOOL, "--check-draws", "-q"], capture_output=True, text=True, timeout=900, check=False
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+@pytest.mark.slow
+def test_a_verdict_refuses_to_run_a_property_without_examples() -> None:
+    """A property the shipped data hold no examples for stops the run before it starts,
+    naming it and the command that draws them (a verdict never draws them itself)."""
+    script = (
+        "import sys\n"
+        "from ctxspec.conformance.runner import fixed_examples\n"
+        "fixed_examples.shipped = lambda module: {'properties': {}}\n"
+        "from ctxspec.cli import main\n"
+        "sys.exit(main(['conform', '-k', 'test_format_size_matches_reference or test_x']))\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False
+    )
+    output = completed.stdout + completed.stderr
+    assert completed.returncode == exits.USAGE, output
+    assert "no shipped examples of test_format_size_matches_reference: draw" in output
+    assert REGENERATE in output
