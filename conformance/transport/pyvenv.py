@@ -30,8 +30,13 @@ def _python(root: Path) -> Path:
 
 
 def ensure_venv(name: str, requirements: Sequence[str], *, quiet: bool = False) -> Path:
-    """The venv's python, with `requirements` installed on first use (exact pins expected)."""
+    """The venv's python, with `requirements` installed on first use (exact pins expected).
+
+    One venv per Python minor version, named by it: CI runs the suite on 3.11 and the
+    fast tests on 3.12 and 3.13 over one cache, and a venv keyed by `sys.version` alone
+    under one folder was rebuilt by each in turn."""
     key = hashlib.sha256("\n".join([sys.version, *requirements]).encode()).hexdigest()[:16]
+    folder = f"{name}-py{sys.version_info.major}.{sys.version_info.minor}"
 
     def build(work: Path) -> None:
         shown = (
@@ -47,7 +52,7 @@ def ensure_venv(name: str, requirements: Sequence[str], *, quiet: bool = False) 
     def check(root: Path) -> str | None:
         return None if _python(root).exists() else f"{_python(root)} is missing"
 
-    root = ensure(name, key, build, check=check)
+    root = ensure(folder, key, build, check=check)
     return _python(root)
 
 
