@@ -1,7 +1,7 @@
 """`ctxspec bench`: the one benchmark path, every figure over protocol v1.
 
-- `requests`: the inputs (stream logs, the benchmark session) and each figure's request,
-  by the bench op and by the ordinary op.
+- `requests`: a session length's figures and their requests, the sizes read; the
+  requests themselves are the bench extension's (`ctxspec.conformance.bench_requests`).
 - `answers`: whether an answer can be taken (the reference's, digests, `Suspect`).
 - `measure`: an implementation's process, its rounds, its clock judged, its peak memory.
 - `estimates`: each implementation's token estimate against real token counts.

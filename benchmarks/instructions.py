@@ -59,15 +59,9 @@ from typing import Any, Final
 
 from ctxspec import benchmarks
 from ctxspec.benchmarks import compare
-from ctxspec.benchmarks.requests import (
-    SIDES,
-    Request,
-    make_session,
-    parse_size,
-    session_requests,
-    stream_request,
-    truncate_request,
-)
+from ctxspec.benchmarks.requests import parse_size, session_requests
+from ctxspec.conformance.bench_requests import SIDES, Request, stream_request, truncate_request
+from ctxspec.corpora.generators.bench_session import make_session
 from ctxspec.corpora.generators.logs import cached_stream_log
 
 __all__ = ["ENGINES", "CountError", "Job", "agreement", "count", "environment", "jobs", "valgrind"]

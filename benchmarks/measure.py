@@ -47,8 +47,8 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from ctxspec.benchmarks.answers import Expected, Suspect, Verdict, digest_persisted
-from ctxspec.benchmarks.requests import Request
 from ctxspec.conformance.ask import ask
+from ctxspec.conformance.bench_requests import PlainAnswerError, Request
 from ctxspec.conformance.errors import AdapterError
 from ctxspec.conformance.judging.compare import canonical
 from ctxspec.conformance.transport.named import InstallError, install, parse_named
@@ -263,6 +263,9 @@ class Bench:
                 rounds.own.append(wall)
         except Suspect as suspect:
             rounds.failed = Measure(rounds.via, NAN, NAN, suspect.verdict, suspect.detail)
+            return
+        except PlainAnswerError as error:  # the ordinary op's own failure: an error figure
+            rounds.failed = Measure(rounds.via, NAN, NAN, "error", str(error))
             return
         except AdapterError as error:
             rounds.failed = Measure(rounds.via, NAN, NAN, "error", str(error)[:300])

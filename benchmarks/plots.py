@@ -18,7 +18,8 @@ matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
 
 from ctxspec.benchmarks.measure import Measure
-from ctxspec.benchmarks.requests import FIGURES, SIDES, parse_size
+from ctxspec.benchmarks.requests import FIGURES, parse_size
+from ctxspec.conformance.bench_requests import SIDES
 
 PLOTS = ("throughput.png", "ratio.png", "memory.png", "sessions.png", "session-ratio.png")
 

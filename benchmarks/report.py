@@ -17,7 +17,8 @@ from typing import Any
 from ctxspec.benchmarks import compare, estimates
 from ctxspec.benchmarks.measure import Measure
 from ctxspec.benchmarks.plots import measure_of, plot, session_ratios
-from ctxspec.benchmarks.requests import FIGURES, SIDES, parse_size
+from ctxspec.benchmarks.requests import FIGURES, parse_size
+from ctxspec.conformance.bench_requests import SIDES
 from ctxspec.corpora.generators.logs import STREAM_FLAVOURS
 
 _VIA = {"bench": "bench ops", "transport": "ordinary ops, transport included"}

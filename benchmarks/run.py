@@ -24,17 +24,11 @@ from typing import Any
 
 from ctxspec.benchmarks import compare, estimates, instructions, report
 from ctxspec.benchmarks.measure import Group, measure_group
-from ctxspec.benchmarks.requests import (
-    FIGURES,
-    SIDES,
-    make_session,
-    parse_size,
-    session_requests,
-    stream_request,
-    truncate_request,
-)
+from ctxspec.benchmarks.requests import FIGURES, parse_size, session_requests
+from ctxspec.conformance.bench_requests import SIDES, stream_request, truncate_request
 from ctxspec.conformance.runner.progress import Step, progress, status
 from ctxspec.conformance.transport.resolve import canonical_name
+from ctxspec.corpora.generators.bench_session import make_session
 from ctxspec.corpora.generators.logs import STREAM_FLAVOURS, cached_stream_log
 
 DEFAULT_IMPLS = ("fastengine", "pi@0.85.0")  # with no --impl: the engine raced, and Pi

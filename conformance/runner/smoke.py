@@ -8,7 +8,8 @@ request's id echoed) and shape (the envelope, the result's top-level JSON type:
 are not judged: a differing answer is `ctxspec conform`'s business.
 
 The request of an op is the first active golden case of it that expects a result (else
-its first case); a `bench.*` op gets `ctxspec bench`'s request on a small generated file.
+its first case); a `bench.*` op gets `ctxspec bench`'s request (`bench_requests`) on a
+small generated file.
 `reference` and `fastengine` are served over the wire (`python -m <harness>`), as
 `ctxspec bench` serves them, so their framing is checked too.
 
@@ -33,6 +34,12 @@ from typing import Any, Final
 
 from ctxspec import exits
 from ctxspec.conformance.ask import ask
+from ctxspec.conformance.bench_requests import (
+    open_request,
+    session_request,
+    stream_request,
+    truncate_request,
+)
 from ctxspec.conformance.cli_args import impl_spec, output_file, seconds
 from ctxspec.conformance.corpus.cases import Case, load_cases
 from ctxspec.conformance.errors import AdapterError, EnvironmentMissing, StartupFailed
@@ -45,6 +52,7 @@ from ctxspec.conformance.transport.resolve import (
     prepare,
 )
 from ctxspec.conformance.transport.wire import WireImplementation
+from ctxspec.corpora.generators.bench_session import make_session, write_session, write_session_file
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -155,20 +163,18 @@ def requests_by_op(folder: Path) -> dict[str, tuple[str | None, Mapping[str, Any
 def _bench_requests(folder: Path) -> dict[str, Mapping[str, Any]]:
     """`ctxspec bench`'s own request of each bench op, on a 100-line file and a session of
     12 entries (no limit is reached, so nothing is persisted)."""
-    from ctxspec.benchmarks import requests  # noqa: PLC0415  (only when smoke runs)
-
     text = folder / "lines.txt"
     text.write_text("".join(f"line {n}\n" for n in range(100)), "utf-8")
-    session = requests.make_session(12)
-    entries = requests.write_session(session, folder / "session.jsonl")
-    opened = requests.write_session_file(session, folder, 12)
+    session = make_session(12)
+    entries = write_session(session, folder / "session.jsonl")
+    opened = write_session_file(session, folder, 12)
     return {
         request.bench_op: request.bench_args
         for request in (
-            requests.stream_request(text),
-            requests.truncate_request(text, "tail"),
-            requests.session_request(entries, "buildSessionContext", session),
-            requests.open_request(opened, "open+buildSessionContext", session),
+            stream_request(text),
+            truncate_request(text, "tail"),
+            session_request(entries, "buildSessionContext", session),
+            open_request(opened, "open+buildSessionContext", session),
         )
     }
 

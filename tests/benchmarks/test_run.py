@@ -16,12 +16,17 @@ import pytest
 from paths import FAKE_BENCH_IMPL
 
 from ctxspec.benchmarks import answers, measure, report
-from ctxspec.benchmarks import requests as bench_requests
 from ctxspec.benchmarks import run as bench_run
-from ctxspec.benchmarks.requests import make_session
+from ctxspec.benchmarks.requests import session_requests
+from ctxspec.conformance import bench_requests
 from ctxspec.conformance.engines import fastengine, reference
 from ctxspec.conformance.engines.reference import handle
 from ctxspec.conformance.protocol import validate_args, validate_result
+from ctxspec.corpora.generators.bench_session import (
+    make_session,
+    write_session,
+    write_session_file,
+)
 from ctxspec.corpora.generators.logs import cached_stream_log
 
 FAKE = FAKE_BENCH_IMPL
@@ -39,7 +44,7 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "log": cached_stream_log("mixed", 256 << 10, cache, seed=3),
         "invalid": cached_stream_log("invalid", 256 << 10, cache, seed=3),
         "session": session,
-        "sessionPath": bench_requests.write_session(session, cache / "session.jsonl"),
+        "sessionPath": write_session(session, cache / "session.jsonl"),
         "cache": cache,
     }
 
@@ -51,7 +56,7 @@ def requests(inputs: dict[str, Any]) -> dict[str, bench_requests.Request]:
         "head": bench_requests.truncate_request(inputs["log"], "head"),
         "tail": bench_requests.truncate_request(inputs["log"], "tail"),
     }
-    return out | bench_requests.session_requests(inputs["session"], inputs["cache"], 120)
+    return out | session_requests(inputs["session"], inputs["cache"], 120)
 
 
 def measure_side(inputs: dict[str, Any], label: str, side: str) -> measure.Measure | None:
@@ -119,7 +124,7 @@ def test_every_request_reads_its_file_as_it_is(
     again = {name: answer(request) for name, request in session}
     assert again == first
     other = make_session(40)
-    path = bench_requests.write_session(other, tmp_path / "session.jsonl")
+    path = write_session(other, tmp_path / "session.jsonl")
     context = dict(session)["buildSessionContext"]
     shorter = answer(context, path)["messages"]
     path.write_text("")  # the same path, another size: parsed again
@@ -151,20 +156,28 @@ def test_bench_open_refuses_what_pi_refuses(inputs: dict[str, Any], tmp_path: Pa
     reply = handle("bench.open", headless)
     assert reply.error is not None and reply.error.type == "invalid_input"
     assert reply.error.field == "path" and "no session header" in reply.error.message
-    opened = bench_requests.write_session_file(inputs["session"], inputs["cache"], 120)
+    opened = write_session_file(inputs["session"], inputs["cache"], 120)
     reply = handle("bench.open", {"path": str(opened), "helper": "findCutPoint"})
     assert reply.error is not None and reply.error.field == "helper"
 
 
 def test_bench_open_is_the_leafs_context_of_the_file(inputs: dict[str, Any]) -> None:
     """Without a leafId, the file's last entry (the side branch); with one, that entry's."""
-    opened = bench_requests.write_session_file(inputs["session"], inputs["cache"], 120)
+    opened = write_session_file(inputs["session"], inputs["cache"], 120)
     args = {"path": str(opened), "helper": "buildSessionContext"}
     last = handle("bench.open", args).result["answer"]["messages"]
     assert [m["content"] for m in last][-1] == "another way" and len(last) == 12
     leaf = inputs["session"]["leafId"]
     chain = handle("bench.open", {**args, "leafId": leaf}).result["answer"]["messages"]
     assert len(chain) == 120
+
+
+def test_a_failed_navigation_has_no_bench_answer(inputs: dict[str, Any]) -> None:
+    """`session.navigate`'s own failure is a typed error naming the op (an error figure)."""
+    navigation = requests(inputs)["navigation"]
+    failed = {"error": "no summary", "leafId": None, "appended": []}
+    with pytest.raises(bench_requests.PlainAnswerError, match=r"^session\.navigate: no summary$"):
+        navigation.plain_answer(failed)
 
 
 def test_a_fast_wrong_answer_is_reported_wrong_not_fast(inputs: dict[str, Any]) -> None:
