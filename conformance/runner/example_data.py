@@ -28,6 +28,7 @@ reading it back gives the same string.
 
 from __future__ import annotations
 
+import ast
 import base64
 import functools
 import hashlib
@@ -70,9 +71,11 @@ EXAMPLES_FOLDER: Final = "conformance/suite/examples"  # the same, as the reposi
 # pins it (a test checks that the two agree); another release draws other examples
 HYPOTHESIS: Final = "6.170.27"
 REGENERATE: Final = "python -m ctxspec.conformance.tools.examples_write"
-# the modules the properties' draws come from, besides the property's own module: a change
-# to any of them may change what a seed draws
-STRATEGY_PACKAGES: Final = ("ctxspec.conformance.strategies", "ctxspec.corpora.generators")
+# what the properties' draws come from, besides the property's own module: every module of
+# the strategies, and the modules of the generators that it or the strategies import; a
+# change to any of them may change what a seed draws
+STRATEGIES: Final = "ctxspec.conformance.strategies"
+DRAWN_FROM: Final = ("ctxspec.corpora.generators",)
 
 
 class StaleExamples(CorpusError):
@@ -250,19 +253,35 @@ def source_digest(function: Callable[..., Any]) -> str:
     return _sha256(inspect.getsource(inspect.unwrap(function)))
 
 
-def _sources(package: str) -> list[str]:
-    """The text of every module of `package`, in name order."""
+def _sources(package: str) -> dict[str, str]:
+    """The text of every module of `package`, by module name."""
     root = resources.files(package)
-    texts = []
-    for name in sorted(entry.name for entry in root.iterdir() if entry.name.endswith(".py")):
-        texts.append(f"{package}.{name}\n{root.joinpath(name).read_text('utf-8')}")
+    names = sorted(entry.name for entry in root.iterdir() if entry.name.endswith(".py"))
+    return {f"{package}.{name[:-3]}": root.joinpath(name).read_text("utf-8") for name in names}
+
+
+def _drawn_from(source: str) -> dict[str, str]:
+    """The text of each module of a `DRAWN_FROM` package that `source` imports, by name."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+    texts = {}
+    for name in names:
+        package, _, last = name.rpartition(".")
+        if package in DRAWN_FROM:
+            file = resources.files(package).joinpath(f"{last}.py")
+            if file.is_file():
+                texts[name] = file.read_text("utf-8")
     return texts
 
 
 def strategies_digest(module: ModuleType) -> str:
     """sha256 of what a property module's draws come from: the module itself (its own
-    strategies and helpers) and the strategy packages."""
-    texts = [inspect.getsource(module)]
-    for package in STRATEGY_PACKAGES:
-        texts += _sources(package)
-    return _sha256("\n".join(texts))
+    strategies and helpers), the strategies, and the generators they import."""
+    texts = {module.__name__: inspect.getsource(module), **_sources(STRATEGIES)}
+    for source in list(texts.values()):
+        texts.update(_drawn_from(source))
+    return _sha256("\n".join(f"{name}\n{texts[name]}" for name in sorted(texts)))
