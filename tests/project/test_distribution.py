@@ -30,12 +30,14 @@ TIMEOUT = 900  # an sdist build, or a whole `ctxspec conform` on a loaded two-co
 FOLDERS = ("reference", "fastengine", "conformance", "corpora", "benchmarks")
 # the fast engine's C passes (setup.py's Extensions), each optional
 C_PASSES = ("_speedups", "_sessions", "_tokens", "_parse", "_json")
-# what the sdist must carry besides the packages' files, for the wheel built from it
+# what the sdist must carry besides the packages' files: for the wheel built from it, and
+# the changelog (MANIFEST.in) that docs/versioning.md points a port author to
 SDIST_NEEDS = (
     "setup.py",
     "pyproject.toml",
     "README.md",
     "LICENSE",
+    "CHANGELOG.md",
     "fastengine/_capi.h",
     *(f"fastengine/{name}.c" for name in C_PASSES),
 )
