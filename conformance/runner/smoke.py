@@ -44,6 +44,7 @@ from ctxspec.conformance.cli_args import impl_spec, output_file, seconds
 from ctxspec.conformance.corpus.cases import Case, load_cases
 from ctxspec.conformance.errors import AdapterError, EnvironmentMissing, StartupFailed
 from ctxspec.conformance.protocol import ERROR_TYPES, quote_line
+from ctxspec.conformance.transport.processes import run_dir
 from ctxspec.conformance.transport.resolve import (
     InstallError,
     canonical_name,
@@ -232,7 +233,9 @@ def smoke(spec: str, timeout: float = DEFAULT_TIMEOUT) -> Smoke:
 
     Raises `InstallError` for a named implementation that cannot be installed.
     """
-    with tempfile.TemporaryDirectory(prefix="ctxspec-smoke-") as scratch:
+    # the bench ops' inputs in the run dir, which a confined agent sees as it is (its /tmp
+    # is its own)
+    with tempfile.TemporaryDirectory(prefix="smoke-", dir=run_dir()) as scratch:
         requests = requests_by_op(Path(scratch))  # the corpus first: it may be broken
         started = time.perf_counter()
         impl = _open(spec, timeout)
