@@ -81,6 +81,7 @@ from ctxspec.conformance.runner.results import (
     terminal_lines,
 )
 from ctxspec.conformance.runner.tracebacks import forget_locals, forgetting
+from ctxspec.conformance.transport import confine
 from ctxspec.conformance.transport.named import ENGINE_NAMES, FAMILIES
 from ctxspec.conformance.transport.processes import join_run, run_dir
 from ctxspec.conformance.transport.resolve import Implementation, InstallError, open_implementation
@@ -727,6 +728,7 @@ def _header(config: pytest.Config) -> dict[str, Any]:
         "examples": _policy(config),
         "python": sys.version.split()[0],
         "startedAt": config.stash.get(_started_key, None),
+        "confinement": confine.header(),  # None: no agent of the run was confined
     }
 
 

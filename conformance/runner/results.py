@@ -502,6 +502,9 @@ def markdown(header: Mapping[str, Any], records: Iterable[Mapping[str, Any]]) ->
     ]
     if "examples" in header:
         lines += [policy_line(header["examples"]), ""]
+    if confinement := header.get("confinement"):
+        left = "; left behind: " + ", ".join(confinement["left"]) if confinement["left"] else ""
+        lines += [f"confinement: {confinement['means']}{left}", ""]
     if "startupFailed" in header:
         lines += ["## start-up failed: no case was run", "", "```", header["startupFailed"], "```"]
         return "\n".join(lines) + "\n"

@@ -47,6 +47,7 @@ class Launch:
     name: str = ""
     # ops this machine cannot serve, each with what is missing (their cases are errors)
     unavailable: Mapping[str, str] = field(default_factory=dict)
+    confined: bool = False  # an agent: `env` is its whole environment, run in `confine`
 
 
 class _Installer(Protocol):
@@ -128,4 +129,5 @@ def install(spec: NamedSpec, *, quiet: bool = False) -> Launch:
         env=launch.env,
         name=launch.name or spec.name,
         unavailable=launch.unavailable,
+        confined=launch.confined,
     )

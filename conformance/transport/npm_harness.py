@@ -21,7 +21,8 @@ What every npm harness does, from its declaration:
   `node_modules` reinstalls it);
 - the adapter runs from where ctxspec is installed, by the declared `Runtime`, with the
   declared environment (HOME inside the install where declared, `rg` first on PATH where
-  the agent's grep runs ripgrep).
+  the agent's grep runs ripgrep), confined (`Launch.confined`: `confine` replaces HOME
+  with a private one in the run, and gives nothing of the caller's environment else).
 """
 
 from __future__ import annotations
@@ -415,7 +416,8 @@ class NpmHarness:
             argv = [str(made.runtime), "-I", "-B", str(PYRUN), str(self.adapter_path)]
         else:
             argv = [str(made.runtime), str(self.adapter_path), str(made.package_dir)]
-        return Launch(argv=argv, env=env, name=f"{self.family}@{version}", unavailable=unavailable)
+        name = f"{self.family}@{version}"
+        return Launch(argv=argv, env=env, name=name, unavailable=unavailable, confined=True)
 
     def lock(self, version: str) -> Path:
         """Commit an install's resolved manifest and lock as `locks/<version>/` (where

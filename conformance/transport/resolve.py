@@ -83,13 +83,14 @@ def open_implementation(spec: str, *, timeout: float = 30.0) -> Implementation:
     named = parse_named(spec)
     if named is not None:
         launch = install(named, quiet=True)
-        env = dict(os.environ, **launch.env)
+        env = dict(launch.env) if launch.confined else dict(os.environ, **launch.env)
         return WireImplementation(
             launch.argv,
             name=launch.name,
             timeout=timeout,
             env=env,
             unavailable=launch.unavailable,
+            confined=launch.confined,
         )
     argv = shlex.split(spec)
     if not argv:

@@ -14,6 +14,9 @@ each request ends within its bound (PROTOCOL.md, "The runner's bounds"):
 - **Processes.** After a timeout, a crash, a broken answer or at the end of the run, the
   whole process tree is killed (`processes.kill_tree`: the group, every descendant,
   what carries the child's token or holds its pipes; the runner is a subreaper).
+- **Confinement.** An agent (`confined=True`) gets only the environment it is given, a
+  private HOME, and where the kernel allows only loopback, a private /tmp and the
+  caller's HOME read-only (`confine`); what it left outside is reported.
 
 The handshake's answer must be the first line on stdout (a log line there is refused,
 saying logs belong on stderr) and list only ops the suite knows (a typo is named with
@@ -60,6 +63,7 @@ from ctxspec.conformance.protocol import (
     validate_response,
 )
 from ctxspec.conformance.transport.base import Implementation, Reply
+from ctxspec.conformance.transport.confine import Confinement
 from ctxspec.conformance.transport.processes import (
     KILL_BOUND,
     RUN_VARIABLE,
@@ -107,6 +111,7 @@ class _Child:
         env: Mapping[str, str] | None,
         cwd: str | None,
         max_answer_bytes: int,
+        confined: str | None = None,
     ) -> None:
         become_subreaper()
         self.token = secrets.token_hex(16)
@@ -115,7 +120,15 @@ class _Child:
         self.tmpdir = tempfile.mkdtemp(prefix="impl-", dir=run_dir())
         scratch = dict.fromkeys(TMP_VARIABLES, self.tmpdir)
         marks = {TOKEN_VARIABLE: self.token, RUN_VARIABLE: run_dir()}
-        child_env = dict(os.environ if env is None else env, **scratch, **marks)
+        # an agent (`confined`: its name) gets only its declared environment, a private
+        # HOME, and the namespaces where the kernel has them (`confine`)
+        self.confinement = None if confined is None else Confinement(confined, self.tmpdir)
+        if self.confinement is not None:
+            child_env = dict(self.confinement.env(env or {}), **marks)
+            argv = self.confinement.argv(list(argv))
+        else:
+            child_env = dict(os.environ if env is None else env, **scratch, **marks)
+        self.left: list[str] = []  # what a confined child left outside its folders
         try:
             self.process = subprocess.Popen(
                 list(argv),
@@ -365,6 +378,8 @@ class _Child:
                 if stream is not None:
                     stream.close()
         self._out_open = self._err_open = False
+        if self.confinement is not None:
+            self.left = self.confinement.finish()
         remove_tree(self.tmpdir)
         _LIVE.discard(self)
 
@@ -383,6 +398,7 @@ class WireImplementation(Implementation):
         cwd: str | None = None,
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
         unavailable: Mapping[str, str] | None = None,
+        confined: bool = False,
     ) -> None:
         if not argv:
             raise ValueError("an implementation command cannot be empty")
@@ -396,6 +412,7 @@ class WireImplementation(Implementation):
         self.cwd = cwd
         self.max_answer_bytes = max_answer_bytes
         self.unavailable = dict(unavailable or {})  # op -> what this machine lacks for it
+        self.confined = confined  # an agent: `env` is all it gets, in `confine`'s jail
         self._child: _Child | None = None
         self._hello: Mapping[str, Any] = {}
         self._startup_failures: list[StartupFailed] = []
@@ -432,7 +449,8 @@ class WireImplementation(Implementation):
                 stderr_tail=last.stderr_tail,
             )
         try:
-            child = _Child(self.argv, self.env, self.cwd, self.max_answer_bytes)
+            confined = self.name if self.confined else None
+            child = _Child(self.argv, self.env, self.cwd, self.max_answer_bytes, confined)
         except OSError as error:
             failure = StartupFailed(f"cannot run {self.argv[0]!r}: {error.strerror or error}")
             self._startup_failures.append(failure)
