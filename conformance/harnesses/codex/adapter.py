@@ -12,7 +12,7 @@ loopback port, a hard deadline: `run.py`):
     agent.instructions  `codex debug prompt-input` over the laid-out tree (instructions.py)
     agent.tool_output   `codex exec --json` against a scripted model on 127.0.0.1 that
                         calls the shell tool once; the answer is the call's output in the
-                        next request (tool_output.py, mock.py)
+                        next request (tool_output.py; provider.py, kit/model.py)
     agent.compaction    the history replayed turn by turn (`codex exec`, then
                         `codex exec resume`) against the scripted model; whether the
                         request after it asks for a summary, and what the one after that

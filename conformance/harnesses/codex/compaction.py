@@ -4,7 +4,7 @@ Codex decides to compact inside its session loop, so the history is given to it 
 it would have happened: each user message starts a turn (the first with `codex exec`,
 the others with `codex exec resume <thread id>`, the prompt as the argument, or on stdin
 when longer than one argument may be; every text with its lone surrogates as U+FFFD, as
-`run.whole_text` says), and the scripted model (`mock.py`) answers each request of a
+`run.whole_text` says), and the scripted model (`kit/model.py`) answers each request of a
 turn with the assistant messages that follow, in order. An assistant message with
 `toolCall` is answered as that text plus a call of Codex's shell tool (`exec_command`,
 `cat tool-<n>.txt`), and the tool message after it is what that file holds, so Codex
@@ -52,8 +52,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from ctxspec.conformance.harnesses.codex.mock import MockModel, Reply, function_call, message
 from ctxspec.conformance.harnesses.codex.numbers import whole
+from ctxspec.conformance.harnesses.codex.provider import ENV, overrides, scripted
 from ctxspec.conformance.harnesses.codex.run import (
     CodexFailed,
     codex,
@@ -64,6 +64,14 @@ from ctxspec.conformance.harnesses.codex.run import (
 )
 from ctxspec.conformance.harnesses.codex.tool_output import TOOL
 from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
+from ctxspec.conformance.harnesses.kit.model_script import (
+    Part,
+    Request,
+    Text,
+    ToolCall,
+    Turn,
+    Usage,
+)
 from ctxspec.conformance.harnesses.kit.tree import virtualize
 
 __all__ = ["COMPACT_PROMPT", "compaction", "summary"]
@@ -81,7 +89,7 @@ class _Turn:
     """One user turn: its prompt and the scripted answers to its requests, in order."""
 
     prompt: str
-    answers: list[list[dict[str, Any]]] = field(default_factory=list)
+    answers: list[list[Part]] = field(default_factory=list)
 
 
 def _messages(value: object) -> list[dict[str, Any]]:
@@ -113,20 +121,20 @@ def _file(index: int) -> str:
 def _turns(messages: list[dict[str, Any]]) -> list[_Turn]:
     """The turns to replay, each with its scripted answers (see the module doc)."""
     turns: list[_Turn] = []
-    pending: list[dict[str, Any]] = []
+    pending: list[Part] = []
     for index, item in enumerate(messages):
         if item["role"] == "user":
             if pending:
                 turns[-1].answers.append(pending)
                 pending = []
             if turns and _open(turns[-1]):
-                turns[-1].answers.append([message(FILLER)])  # Codex waits for an answer
+                turns[-1].answers.append([Text(FILLER)])  # Codex waits for an answer
             turns.append(_Turn(item["text"]))  # sent as `whole_text` (_prompt)
         elif item["role"] == "assistant":
-            pending.append(message(whole_text(item["text"]), f"msg_ctxspec_{index}"))
+            pending.append(Text(whole_text(item["text"]), f"msg_ctxspec_{index}"))
             if item.get("toolCall"):
                 call = {"cmd": f"cat {_file(index)}"}
-                pending.append(function_call(TOOL, call, _call_id(index)))
+                pending.append(ToolCall(TOOL, call, _call_id(index)))
                 turns[-1].answers.append(pending)
                 pending = []
     if pending:
@@ -136,7 +144,7 @@ def _turns(messages: list[dict[str, Any]]) -> list[_Turn]:
 
 def _open(turn: _Turn) -> bool:
     """The turn still waits for a model answer: none yet, or the last one calls a tool."""
-    return not turn.answers or turn.answers[-1][-1].get("type") == "function_call"
+    return not turn.answers or isinstance(turn.answers[-1][-1], ToolCall)
 
 
 def _texts(item: object) -> list[str]:
@@ -182,22 +190,23 @@ class _Script:
     def observing(self) -> bool:
         return self.sent >= len(self.answers)
 
-    def _reply(self, items: list[dict[str, Any]], tokens: int = 0, cut: bool = False) -> Reply:
+    def _reply(self, parts: list[Part], tokens: int = 0, cut: bool = False) -> Turn:
         """An answer reporting `tokens` input tokens; none at all when the usage is null."""
-        reported = self.usage is not None
-        return Reply(items, input_tokens=tokens, output_tokens=0, usage=reported, cut=cut)
+        usage = None if self.usage is None else Usage(input_tokens=tokens, output_tokens=0)
+        return Turn(parts, usage, cut=cut)
 
-    def __call__(self, request: dict[str, Any]) -> Reply:
+    def __call__(self, model_request: Request) -> Turn:
+        request = model_request.body if isinstance(model_request.body, dict) else {}
         if _is_compaction(request):
             if self.observing:
                 self.compacted = True
             elif self.early is None:
                 self.early = self.sent
-            return self._reply([message(self.summary)], cut=self.cut)
+            return self._reply([Text(self.summary)], cut=self.cut)
         if self.observing:
             if self.after is None:
                 self.after = request
-            return self._reply([message(FILLER)])
+            return self._reply([Text(FILLER)])
         items = self.answers[self.sent]
         self.sent += 1
         return self._reply(items, (self.usage or 0) if self.observing else 0)
@@ -226,17 +235,15 @@ def _replay(turns: list[_Turn], script: _Script, root: Path, config: list[str]) 
     prompts = [turn.prompt for turn in turns]
     if not _open(turns[-1]) and turns[-1].answers:
         prompts.append(NEXT)  # the turn is over: the next request is the next turn's
-    with MockModel(script) as model:
+    with scripted(script) as model:
         options = ["--json", "--skip-git-repo-check"]
-        overrides = [*model.config(), *config]
+        settings = [*overrides(model), *config]
         thread = None
         for prompt in prompts:
             args, stdin = _prompt(prompt)
             command: tuple[str, ...] = ("exec",) if thread is None else ("exec", "resume")
             argv = [*options, "--", *([] if thread is None else [thread]), *args]
-            ran = codex(
-                command, argv, cwd=work, home=home, config=overrides, env=model.env, stdin=stdin
-            )
+            ran = codex(command, argv, cwd=work, home=home, config=settings, env=ENV, stdin=stdin)
             thread = thread or _thread(ran.stdout)
             if script.early is not None:
                 raise Unsupported(
@@ -244,8 +251,7 @@ def _replay(turns: list[_Turn], script: _Script, root: Path, config: list[str]) 
                     f"{script.early} of {len(script.answers)}: it never holds this history "
                     "uncompacted"
                 )
-        if model.errors or model.unexpected:
-            raise RuntimeError(f"the mock model saw {model.errors + model.unexpected}")
+        model.check()
 
 
 def _run(args: Args, summary: str, cut: bool) -> tuple[list[dict[str, Any]], _Script]:

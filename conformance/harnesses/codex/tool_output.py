@@ -2,7 +2,8 @@
 
 The content is written to `output.txt` in a temp workspace (in UTF-8, a lone surrogate
 as U+FFFD: a program cannot print one, and Node writes a string so), and `codex exec --json`
-is run there against the scripted model (`mock.py`) on the loopback. The model's
+is run there against the shared scripted model (`kit/model.py`, through `provider.py`) on
+the loopback. The model's
 first answer calls Codex's shell tool, `exec_command` (the name and its `cmd` argument
 as 0.171.0 declares them in its first request), with `cat output.txt` and no
 `max_output_tokens` (the tool's default); its second answer ends the turn. Codex runs
@@ -29,10 +30,12 @@ import tempfile
 from pathlib import Path
 from typing import Any, Final
 
-from ctxspec.conformance.harnesses.codex.mock import MockModel, Reply, function_call, message
 from ctxspec.conformance.harnesses.codex.numbers import whole
+from ctxspec.conformance.harnesses.codex.provider import ENV, overrides, scripted
 from ctxspec.conformance.harnesses.codex.run import CodexFailed, codex, config_file, utf8
 from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
+from ctxspec.conformance.harnesses.kit.model import ModelServer
+from ctxspec.conformance.harnesses.kit.model_script import Request, Text, ToolCall, Turn, Usage
 from ctxspec.conformance.harnesses.kit.tree import virtualize
 
 __all__ = ["run_exec", "tool_output"]
@@ -43,37 +46,39 @@ _FILE: Final = "output.txt"
 _PROMPT: Final = "Show output.txt."
 
 
-def _reply(request: dict[str, Any]) -> Reply:
+def _reply(request: Request) -> Turn:
     """Call the shell tool once; once its output is back, end the turn."""
-    if _outputs([request]):
-        return Reply([message("done")], input_tokens=1)
-    return Reply([function_call(TOOL, {"cmd": f"cat {_FILE}"}, CALL_ID)], input_tokens=1)
+    if _outputs([request.body]):
+        return Turn((Text("done"),), Usage(input_tokens=1))
+    return Turn((ToolCall(TOOL, {"cmd": f"cat {_FILE}"}, CALL_ID),), Usage(input_tokens=1))
 
 
-def _outputs(requests: list[dict[str, Any]]) -> list[Any]:
+def _outputs(bodies: list[Any]) -> list[Any]:
     return [
         item.get("output")
-        for request in requests
-        for item in request.get("input") or []
+        for body in bodies
+        if isinstance(body, dict)
+        for item in body.get("input") or []
         if isinstance(item, dict)
         and item.get("type") == "function_call_output"
         and item.get("call_id") == CALL_ID
     ]
 
 
-def run_exec(model: MockModel, root: Path, prompt: str, config: list[str]) -> MockModel:
-    """`codex exec --json` in `root/work` with HOME `root/home` against `model` (serving)."""
+def run_exec(model: ModelServer, root: Path, prompt: str, config: list[str]) -> ModelServer:
+    """`codex exec --json` in `root/work` with HOME `root/home` against `model` (serving);
+    a request the model was not scripted for raises its `ModelServerError`."""
     work, home = root / "work", root / "home"
     work.mkdir(parents=True, exist_ok=True)
     config_file(home)
     argv = ["--json", "--skip-git-repo-check", "--ephemeral", "--", prompt]
-    overrides = [*model.config(), *config]
+    settings = [*overrides(model), *config]
     try:
-        codex(("exec",), argv, cwd=work, home=home, config=overrides, env=model.env)
+        codex(("exec",), argv, cwd=work, home=home, config=settings, env=ENV)
     except CodexFailed as error:
+        model.check()  # Codex failed on an unscripted request: name the request
         raise RuntimeError(str(virtualize(str(error), root))) from None
-    if model.errors or model.unexpected:
-        raise RuntimeError(f"the mock model saw {model.errors + model.unexpected}")
+    model.check()
     return model
 
 
@@ -90,9 +95,9 @@ def tool_output(args: Args) -> dict[str, str]:
         root = Path(os.path.realpath(temp))
         (root / "work").mkdir()
         (root / "work" / _FILE).write_bytes(utf8(content))
-        with MockModel(_reply) as model:
+        with scripted(_reply) as model:
             run_exec(model, root, _PROMPT, config)
-        outputs = _outputs(model.requests)
+        outputs = _outputs(model.bodies)
         if len(outputs) != 1 or not isinstance(outputs[0], str):
             raise RuntimeError(
                 f"Codex sent {len(outputs)} outputs of the scripted call, not one text: "

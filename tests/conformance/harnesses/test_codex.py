@@ -1,14 +1,13 @@
 """Codex 0.171.0 as a black-box implementation: its install, hello, and its real answers.
 
 The classes marked `slow` start the Codex CLI (about 1 s a run); the rest check the
-install's lock, the scripted model and the arguments refused before Codex starts.
+install's lock and the arguments refused before Codex starts.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ import pytest
 
 from ctxspec.conformance.harnesses import codex
 from ctxspec.conformance.harnesses.codex import compaction, instructions, tool_output
-from ctxspec.conformance.harnesses.codex.mock import MockModel, Reply, function_call, message
+from ctxspec.conformance.harnesses.kit.model_script import Text, ToolCall
 from ctxspec.conformance.transport.base import Implementation
 from ctxspec.conformance.transport.cache import STAMP, cache_root
 from ctxspec.conformance.transport.named import InstallError, parse_named
@@ -123,13 +122,14 @@ class TestReplayPlan:
         )
         assert [turn.prompt for turn in turns] == ["u1", "u2", "u3"]
         first = turns[0].answers
-        assert [[item["type"] for item in answer] for answer in first] == [
-            ["message", "message", "function_call"],
-            ["message"],
+        assert [[type(part).__name__ for part in answer] for answer in first] == [
+            ["Text", "Text", "ToolCall"],
+            ["Text"],
         ]
-        assert json.loads(first[0][2]["arguments"]) == {"cmd": "cat tool-2.txt"}
-        assert first[1][0]["content"][0]["text"] == compaction.FILLER
-        assert [answer[0]["content"][0]["text"] for answer in turns[1].answers] == ["ok"]
+        call = first[0][2]
+        assert isinstance(call, ToolCall) and call.arguments == {"cmd": "cat tool-2.txt"}
+        assert first[1] == [Text(compaction.FILLER)]
+        assert turns[1].answers == [[Text("ok")]]
         assert turns[2].answers == []
 
     def test_keep_is_the_first_message_from_which_all_reach_the_request(self) -> None:
@@ -143,48 +143,6 @@ class TestReplayPlan:
         request = {"input": [{"type": "message", "role": "user", "content": [s]} for s in said]}
         kept = [compaction._kept(i, m, request) for i, m in enumerate(messages)]
         assert kept == [True, False, False, True]
-
-
-class TestMockModel:
-    """The scripted model speaks the Responses API's server-sent events."""
-
-    def _post(self, url: str, body: dict[str, Any]) -> bytes:
-        request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST")
-        with urllib.request.urlopen(request, timeout=5) as response:
-            data: bytes = response.read()
-            return data
-
-    def test_answers_with_the_scripted_items_and_usage(self) -> None:
-        call = function_call("exec_command", {"cmd": "true"}, "c1")
-        with MockModel(lambda request: Reply([message("hi"), call], input_tokens=7)) as model:
-            data = self._post(model.url + "/responses", {"input": []})
-        events = [
-            json.loads(line[len("data: ") :])
-            for line in data.decode().splitlines()
-            if line.startswith("data: ")
-        ]
-        assert [event["type"] for event in events] == [
-            "response.created",
-            "response.output_item.done",
-            "response.output_item.done",
-            "response.completed",
-        ]
-        assert events[2]["item"]["arguments"] == '{"cmd": "true"}'
-        assert events[-1]["response"]["usage"]["input_tokens"] == 7
-        assert model.requests == [{"input": []}]
-
-    def test_a_cut_answer_ends_incomplete(self) -> None:
-        with MockModel(lambda request: Reply([message("s")], cut=True, usage=False)) as model:
-            data = self._post(model.url + "/responses", {"input": []})
-        last = json.loads(data.decode().strip().splitlines()[-1][len("data: ") :])
-        assert last["type"] == "response.incomplete"
-        assert last["response"]["incomplete_details"] == {"reason": "max_output_tokens"}
-        assert "usage" not in last["response"]
-
-    def test_another_path_is_recorded_and_refused(self) -> None:
-        with MockModel(lambda request: Reply([])) as model, pytest.raises(OSError):
-            self._post(model.url + "/models", {})
-        assert model.unexpected == ["POST /v1/models"]
 
 
 @pytest.mark.slow
