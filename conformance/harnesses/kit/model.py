@@ -80,6 +80,11 @@ class ModelServer:
     _server: ThreadingHTTPServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def __post_init__(self) -> None:
+        known = set(DIALECTS.values())
+        if isinstance(self.dialects, str) or not set(self.dialects) <= known:
+            raise ValueError(f"dialects must be a collection of {sorted(known)}: {self.dialects!r}")
+
     @property
     def port(self) -> int:
         if self._server is None:

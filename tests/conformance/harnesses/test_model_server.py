@@ -330,6 +330,11 @@ class TestUnscripted:
             assert status == 404
             assert "no dialect serves this path" in json.loads(data)["error"]["message"]
 
+    @pytest.mark.parametrize("dialects", ["responses", ("responses", "completions")])
+    def test_an_unknown_dialect_is_refused_up_front(self, dialects: Any) -> None:
+        with pytest.raises(ValueError, match="dialects must be a collection of"):
+            ModelServer([], dialects=dialects)
+
     def test_a_script_function_that_declines(self) -> None:
         with (
             pytest.raises(UnscriptedRequest, match="answers nothing for this request"),
