@@ -260,6 +260,15 @@ class TestRecord:
         assert not SECRET_HEADERS & {*first.headers, *second.headers}
         assert model.bodies == [{"n": 1}, {"n": 2}]
 
+    def test_a_chunked_body_is_read_whole(self) -> None:
+        with ModelServer([Turn.say("x")]) as model:
+            connection = http.client.HTTPConnection("127.0.0.1", model.port, timeout=5)
+            parts = iter([b'{"messages": ', b'["a", "b"]}'])
+            connection.request("POST", "/v1/chat/completions", parts, encode_chunked=True)
+            assert connection.getresponse().status == 200
+            connection.close()
+        assert model.bodies == [{"messages": ["a", "b"]}]
+
     def test_a_script_function_sees_each_request(self) -> None:
         def script(request: Request) -> Turn:
             return Turn.say(f"{request.number}: {request.body['q']}")
@@ -341,6 +350,10 @@ class TestUnscripted:
             ModelServer(lambda request: None) as model,
         ):
             assert post(model, "/v1/responses", {})[0] == 400
+
+    def test_a_compressed_body(self) -> None:
+        with pytest.raises(ScriptFailed, match="compressed as gzip"), ModelServer([]) as model:
+            assert post(model, "/v1/responses", {}, {"content-encoding": "gzip"})[0] == 415
 
     def test_a_script_that_raises(self) -> None:
         def script(request: Request) -> Turn:
