@@ -88,13 +88,29 @@ def probe() -> bool:
     """Whether this kernel gives an unprivileged process the namespaces `jail.py` makes."""
     if not sys.platform.startswith("linux"):
         return False
-    spec = json.dumps({"private": [], "readonly": [], "keep": []})
+    spec = json.dumps({"private": [], "readonly": [], "shown": [], "keep": []})
     argv = [sys.executable, "-I", "-S", str(JAIL), spec, "--", jail.CHECK]
     try:
         done = subprocess.run(argv, capture_output=True, timeout=_PROBE_TIMEOUT, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0
+
+
+def _shown(argv: list[str], env: Mapping[str, str]) -> list[str]:
+    """The folders a confined command runs from, kept visible where /tmp is private:
+    ctxspec itself, its Python, the absolute paths of `argv` and `env`, the PATH."""
+    here = Path(__file__)
+    found = [str(here.parents[2]), str(here.resolve().parents[2])]
+    found += [sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))]
+    found += [value for value in [*argv, *env.values()] if os.path.isabs(value)]
+    found += env.get("PATH", "").split(os.pathsep)
+    folders = []
+    for path in found:
+        if os.path.isabs(path) and os.path.exists(path):
+            real = os.path.realpath(path)
+            folders.append(real if os.path.isdir(real) else os.path.dirname(real))
+    return list(dict.fromkeys(folders))
 
 
 def _kernel_isolates() -> bool:
@@ -157,7 +173,7 @@ class Confinement:
             env["NO_PROXY"] = env["no_proxy"] = LOOPBACK
         return env
 
-    def argv(self, argv: list[str]) -> list[str]:
+    def argv(self, argv: list[str], env: Mapping[str, str]) -> list[str]:
         """`argv`, run through `jail.py` where the kernel allows; remembers what the shared
         folders held before, to tell what the process left there."""
         self._before = {folder: _entries(folder) for folder in self._watched()}
@@ -167,7 +183,13 @@ class Confinement:
         private = _system_temp_dirs()
         readonly = _real_homes()
         keep = [os.path.realpath(run_dir()), os.path.realpath(cache_root())]
-        for path in [*readonly, *keep]:  # their mount points, made in the private tmp
+        shown = [  # never a private folder or one holding it: that would undo it
+            path
+            for path in _shown(argv, env)
+            if not any(folder == path or folder.startswith(path + os.sep) for folder in private)
+            and path != os.sep
+        ]
+        for path in [*readonly, *shown, *keep]:  # their mount points, made in the private tmp
             for folder in private:
                 inside = os.path.relpath(path, folder)
                 if not inside.startswith(os.pardir):
@@ -176,6 +198,7 @@ class Confinement:
         spec = {
             "private": [[folder, self.system_tmp] for folder in private],
             "readonly": readonly,
+            "shown": shown,
             "keep": keep,
         }
         return [sys.executable, "-I", "-S", str(JAIL), json.dumps(spec), "--", *argv]

@@ -13,8 +13,10 @@ model server the adapter serves on 127.0.0.1 stays reachable. Before it execs `A
   dir), so what the command leaves there lands in `dir`, inside the run, removed with it;
 - each `readonly` folder (the caller's HOME) mounted over itself read-only: a write there
   fails (EROFS);
+- each `shown` folder (what the command runs from: ctxspec, its Python, the PATH, a
+  runtime) mounted back at its own path read-only, where the two above hid it;
 - each `keep` folder (the run dir, ctxspec's install cache) mounted back at its own path
-  as it was, read-write, above the other two.
+  as it was, read-write, above the others.
 
 It exits 125 with a line on stderr when the kernel refuses a step; with `check` as the
 whole ARGV it exits 0 after the last step (`confine.probe`). Standard library only: it
@@ -99,14 +101,19 @@ def _mounts(spec: dict[str, list[Any]]) -> None:
     """The private, read-only and kept folders, each opened before any is mounted over."""
     opened = {
         path: os.open(path, os.O_PATH | os.O_DIRECTORY)
-        for path in [*spec["readonly"], *spec["keep"], *(pair[1] for pair in spec["private"])]
+        for path in [
+            *spec["readonly"],
+            *spec["shown"],
+            *spec["keep"],
+            *(pair[1] for pair in spec["private"]),
+        ]
         if os.path.isdir(path)
     }
     _mount(None, "/", MS_REC | MS_PRIVATE)
     for folder, inside in spec["private"]:
         if os.path.isdir(folder) and inside in opened:
             _bind(opened[inside], folder, readonly=False)
-    for path in sorted(spec["readonly"], key=len):
+    for path in sorted(spec["readonly"], key=len) + sorted(spec["shown"], key=len):
         if path in opened:
             _bind(opened[path], path, readonly=True)
     for path in sorted(spec["keep"], key=len):

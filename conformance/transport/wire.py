@@ -125,7 +125,7 @@ class _Child:
         self.confinement = None if confined is None else Confinement(confined, self.tmpdir)
         if self.confinement is not None:
             child_env = dict(self.confinement.env(env or {}), **marks)
-            argv = self.confinement.argv(list(argv))
+            argv = self.confinement.argv(list(argv), child_env)
         else:
             child_env = dict(os.environ if env is None else env, **scratch, **marks)
         self.left: list[str] = []  # what a confined child left outside its folders
