@@ -88,6 +88,20 @@ class TestInNamespaces:
         assert not Path("/tmp", mark).exists()
         assert f"/tmp/{mark} (in its private /tmp, removed)" in left_behind()
 
+    def test_runs_from_under_tmp(self, tmp_path: Path, real_home: Path, mark: str) -> None:
+        """An agent installed under the system temp dir still runs: what it runs from
+        stays visible (read-only) in its private /tmp."""
+        copy = tmp_path / "installed" / "hostile_agent.py"
+        copy.parent.mkdir()
+        copy.write_bytes(HOSTILE.read_bytes())
+        impl = WireImplementation(
+            [sys.executable, str(copy), str(real_home), mark], env={}, confined=True
+        )
+        try:
+            assert impl.call("truncate.head", {}).result["loopback"] == "ok"
+        finally:
+            impl.close()
+
     def test_header_says_isolated(self, real_home: Path, mark: str) -> None:
         run_hostile(real_home, mark)
         header = confine.header()
