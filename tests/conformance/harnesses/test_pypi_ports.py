@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -49,6 +50,7 @@ def test_install_is_cached(port: ModuleType, version: str) -> None:
     assert first.argv == second.argv
     python, *flags, launcher, script = first.argv
     name = {"0.58.3": "pi-agents-py-0.58.3", "0.6.0": "pi-agent-harness-lc-0.6.0"}[version]
-    assert Path(python).is_relative_to(cache_root() / "impls" / name)
+    minor = f"py{sys.version_info.major}.{sys.version_info.minor}"  # one venv per Python
+    assert Path(python).is_relative_to(cache_root() / "impls" / f"{name}-{minor}")
     assert flags == ["-I", "-B"]  # only the venv: no PYTHONPATH, no user site
     assert (Path(launcher), Path(script)) == (PYRUN, port.ADAPTER)
