@@ -18,7 +18,8 @@
   to the loopback);
 - `TMPDIR` = `home`, so the sandbox's scratch folders stay in the request's directory (an
   empty `/tmp/codex-daemon-<uid>`, which its bubblewrap sandbox mounts over, is still
-  made in `/tmp`);
+  made in `/tmp`: the adapter runs confined (`transport/confine.py`), so that is its
+  private `/tmp` in the run, removed with it, where the kernel has namespaces);
 - every HTTP proxy variable pointed at a closed loopback port, loopback excepted
   (`NO_PROXY`), so a request to any other host fails at once instead of leaving;
 - stdin closed unless given (`codex exec` otherwise waits for more input), a hard deadline
