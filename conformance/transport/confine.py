@@ -113,6 +113,17 @@ def _shown(argv: list[str], env: Mapping[str, str]) -> list[str]:
     return list(dict.fromkeys(folders))
 
 
+def _outside(paths: list[str], private: list[str]) -> list[str]:
+    """`paths` less `/`, the private folders and those holding one (mounted back, they
+    would undo it; a HOME of /tmp is private already)."""
+    return [
+        path
+        for path in paths
+        if path != os.sep
+        and not any(folder == path or folder.startswith(path + os.sep) for folder in private)
+    ]
+
+
 def _kernel_isolates() -> bool:
     """`probe()`, looked up when called (a test stands in for a kernel without namespaces)."""
     return probe()
@@ -181,14 +192,9 @@ class Confinement:
             return argv
         os.makedirs(self.system_tmp, exist_ok=True)
         private = _system_temp_dirs()
-        readonly = _real_homes()
+        readonly = _outside(_real_homes(), private)
         keep = [os.path.realpath(run_dir()), os.path.realpath(cache_root())]
-        shown = [  # never a private folder or one holding it: that would undo it
-            path
-            for path in _shown(argv, env)
-            if not any(folder == path or folder.startswith(path + os.sep) for folder in private)
-            and path != os.sep
-        ]
+        shown = _outside(_shown(argv, env), private)
         for path in [*readonly, *shown, *keep]:  # their mount points, made in the private tmp
             for folder in private:
                 inside = os.path.relpath(path, folder)

@@ -16,7 +16,10 @@ model server the adapter serves on 127.0.0.1 stays reachable. Before it execs `A
 - each `shown` folder (what the command runs from: ctxspec, its Python, the PATH, a
   runtime) mounted back at its own path read-only, where the two above hid it;
 - each `keep` folder (the run dir, ctxspec's install cache) mounted back at its own path
-  as it was, read-write, above the others.
+  as it was, read-write, above the others;
+- no capability to mount left after exec (the bounding set emptied but CAP_SETFCAP), so
+  the command cannot undo these mounts, even where the caller is root and so the
+  namespace's root.
 
 It exits 125 with a line on stderr when the kernel refuses a step; with `check` as the
 whole ARGV it exits 0 after the last step (`confine.probe`). Standard library only: it
@@ -44,6 +47,12 @@ MS_REC: Final = 16384
 MS_PRIVATE: Final = 1 << 18
 # flags a remount inside a user namespace must keep (statvfs ST_* -> mount MS_*)
 _LOCKED: Final = ((2, 2), (4, 4), (8, 8), (1024, 1024), (2048, 2048), (4096, 1 << 21))
+# kept: a process of uid 0 needs it to map uid 0 into a namespace of its own (Codex's
+# bubblewrap sandbox does), and it unmounts nothing
+_CAP_SETFCAP: Final = 31
+_PR_CAPBSET_DROP: Final = 24
+_PR_CAP_AMBIENT: Final = 47
+_PR_CAP_AMBIENT_CLEAR_ALL: Final = 4
 _SIOCGIFFLAGS: Final = 0x8913
 _SIOCSIFFLAGS: Final = 0x8914
 _IFF_UP: Final = 1
@@ -123,6 +132,17 @@ def _mounts(spec: dict[str, list[Any]]) -> None:
         os.close(fd)
 
 
+def _drop_capabilities() -> None:
+    """Empty the bounding set (but CAP_SETFCAP), so the command holds no capability to
+    mount after exec, even as the root of the namespace: it cannot undo a mount made here."""
+    with open("/proc/sys/kernel/cap_last_cap") as file:
+        last = int(file.read())
+    _call("prctl", _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    for capability in range(last + 1):
+        if capability != _CAP_SETFCAP:
+            _call("prctl", _PR_CAPBSET_DROP, capability, 0, 0, 0)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) < 3 or argv[1] != "--":
         print("usage: jail.py SPEC_JSON -- ARGV...", file=sys.stderr)
@@ -132,6 +152,7 @@ def main(argv: list[str]) -> int:
         _namespaces()
         _loopback_up()
         _mounts(spec)
+        _drop_capabilities()
     except OSError as error:
         print(f"ctxspec jail: the kernel refused a namespace: {error}", file=sys.stderr)
         return REFUSED

@@ -8,6 +8,7 @@ attempts' outcomes (`tests/conformance/transport/test_confine.py` reads them):
   network    a TCP connection to 192.0.2.1:443 (TEST-NET-1) and 1.1.1.1:443, 1 s each
   proxied    an HTTP request to http://192.0.2.1/ the way proxy-aware clients send it
   loopback   a server on 127.0.0.1 and a connection to it (a scripted model's route)
+  unmount    REAL_HOME unmounted (where it is mounted read-only), before the write
   home       a file `MARK` written into REAL_HOME, the caller's HOME it learnt elsewhere
   tmp        a file `/tmp/MARK` in the system temp dir
   env        the names in its environment, and its HOME and TMPDIR
@@ -17,6 +18,7 @@ Each outcome is "ok" or the error's text. Standard library only.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import socket
@@ -55,11 +57,19 @@ def _write(path: str) -> None:
         file.write("hostile\n")
 
 
+def _unmount(path: str) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.umount2(path.encode(), 2) != 0:  # MNT_DETACH
+        errno = ctypes.get_errno()
+        raise OSError(errno, os.strerror(errno))
+
+
 def attempts(real_home: str, mark: str) -> dict[str, Any]:
     return {
         "network": [_attempt(_connect, host) for host in ("192.0.2.1", "1.1.1.1")],
         "proxied": _attempt(_proxied),
         "loopback": _attempt(_loopback),
+        "unmount": _attempt(_unmount, real_home),
         "home": _attempt(_write, os.path.join(real_home, mark)),
         "tmp": _attempt(_write, os.path.join("/tmp", mark)),
         "env": sorted(os.environ),

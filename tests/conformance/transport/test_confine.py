@@ -78,6 +78,7 @@ class TestInNamespaces:
     def test_real_home_is_read_only(self, real_home: Path, mark: str) -> None:
         """A write into the caller's HOME is refused (read-only); nothing lands there."""
         outcome = run_hostile(real_home, mark)
+        assert outcome["unmount"] != "ok"  # no capability to undo the mount, even as root
         assert "Read-only file system" in outcome["home"]
         assert list(real_home.iterdir()) == []
 
