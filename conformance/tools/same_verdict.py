@@ -2,9 +2,11 @@
 
 `python -m ctxspec.conformance.tools.same_verdict A.json B.json [--checkout DIR ...]`: the two
 documents less what a clock measures (each record's `duration`, the header's
-`startedAt`), records in id order (xdist reports them in the order its workers finish);
-each `--checkout DIR` is written `<checkout>` in both, for runs of two copies of the
-suite (the header names the expectations file by its path). Exit status 0 when they are
+`startedAt`) and what the machine allowed (the header's `confinement`: whether the kernel
+gave the agents a namespace, and what they left behind), records in id order (xdist
+reports them in the order its workers finish); each `--checkout DIR` is written
+`<checkout>` in both, for runs of two copies of the suite (the header names the
+expectations file by its path). Exit status 0 when they are
 the same, 1 with the differing header keys and records otherwise. The runner's speed-ups
 were checked with it (docs/history/performance.md, "The same verdict").
 """
@@ -20,10 +22,15 @@ from typing import Any
 
 __all__ = ["differences", "verdict"]
 
+# the header's facts of the run rather than of the verdict: when it started, and how the
+# machine confined the agents (a kernel without namespaces cannot isolate them)
+_MACHINE = frozenset({"startedAt", "confinement"})
+
 
 def verdict(data: dict[str, Any]) -> dict[str, Any]:
-    """The results less what a clock measures, records in (kind, id) order."""
-    header = {k: v for k, v in data["header"].items() if k != "startedAt"}
+    """The results less what a clock measures and the machine allowed, records in (kind, id)
+    order."""
+    header = {k: v for k, v in data["header"].items() if k not in _MACHINE}
     records = [{k: v for k, v in r.items() if k != "duration"} for r in data["records"]]
     records.sort(key=lambda r: (r["kind"], r["id"]))
     return {**data, "header": header, "records": records}

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ctxspec.conformance.tools.same_verdict import main
+from ctxspec.conformance.tools.same_verdict import main, verdict
 
 
 def _document(*, started: float, durations: tuple[float, float], status: str) -> dict[str, Any]:
@@ -53,3 +53,12 @@ def test_an_unreadable_file_is_a_clear_error(
     (tmp_path / "a").write_text("{not json")
     assert main([str(tmp_path / "a"), str(tmp_path / "a")]) == 2
     assert "cannot read a results file" in capsys.readouterr().err
+
+
+def test_how_the_machine_confined_the_agents_is_no_part_of_the_verdict() -> None:
+    """A kernel without namespaces cannot isolate an agent: the run says so in its header,
+    and what its agents left behind may differ from run to run; the verdict is the same."""
+    records = [{"kind": "case", "id": "a", "status": "passed", "duration": 0.1}]
+    isolated = {"header": {"confinement": {"isolated": True, "left": []}}, "records": records}
+    open_ = {"header": {"confinement": {"isolated": False, "left": ["/tmp/x"]}}, "records": records}
+    assert verdict(isolated) == verdict(open_)
