@@ -159,7 +159,9 @@ def opencode_run(
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         stdout, stderr = process.communicate()
-        raise OpencodeFailed(f"opencode run ran past its {limit:g} s deadline: {_tail(stderr)}")
+        raise OpencodeFailed(
+            f"opencode run ran past its {limit:g} s deadline: {_tail(stderr)}"
+        ) from None
     finally:
         with suppress(ProcessLookupError):  # what it left running (a tool's shell) goes too
             os.killpg(process.pid, signal.SIGKILL)

@@ -10,7 +10,7 @@ sends the result as the `tool` message of that call in its next request: the ans
 `saved` the file it names after `Full output saved to: ` when it cut.
 
 - `limit`: opencode's own setting `tool_output.max_bytes` (bytes) in its config; null =
-  its default (51,200). `tool_output.max_lines` stays at its default (2,000).
+  its default (51,200); 0 is refused by opencode's config check (unsupported). `tool_output.max_lines` stays at its default (2,000).
 - `tool: read`: not driven here (unsupported).
 """
 
@@ -69,8 +69,12 @@ def _limit(args: Args) -> int | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
         raise InvalidInput("limit", "must be a whole number (bytes: tool_output.max_bytes)")
-    if value < 1:
-        raise InvalidInput("limit", "must be >= 1 (bytes: tool_output.max_bytes)")
+    if value < 0:
+        raise InvalidInput("limit", "must be >= 0 (bytes: tool_output.max_bytes)")
+    if value == 0:
+        raise Unsupported(
+            "opencode refuses tool_output.max_bytes 0 ('Expected a value greater than 0')"
+        )
     return int(value)
 
 
