@@ -10,7 +10,8 @@ sends the result as the `tool` message of that call in its next request: the ans
 `saved` the file it names after `Full output saved to: ` when it cut.
 
 - `limit`: opencode's own setting `tool_output.max_bytes` (bytes) in its config; null =
-  its default (51,200); 0 is refused by opencode's config check (unsupported). `tool_output.max_lines` stays at its default (2,000).
+  its default (51,200); 0 is refused by opencode's config check (unsupported).
+  `tool_output.max_lines` stays at its default (2,000).
 - `tool: read`: not driven here (unsupported).
 """
 
