@@ -183,7 +183,8 @@ CONFORM_OPTIONS: Final = (
         reaches=PLUGIN,
         metavar="NAME|FILE",
         help="the agent profile the agent.* answers are judged by: a shipped one "
-        "(gemini-cli, codex, cline, pi) or a YAML file (default: --impl's family's, else Pi's)",
+        "(gemini-cli, codex, cline, opencode, pi) or a YAML file "
+        "(default: --impl's family's, else Pi's)",
     ),
     Option(
         flags=("--junit",),

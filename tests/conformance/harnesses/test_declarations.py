@@ -34,9 +34,10 @@ class TestTheFamilyMap:
         assert dict(FAMILIES) == {d.family: d.entry for d in DECLARED}
 
     def test_every_family_of_the_shipped_runs_is_declared(self) -> None:
-        """The seven families the expectations files name (codex and cline among them)."""
+        """The eight families the expectations files name (codex, cline and opencode among
+        them)."""
         assert set(FAMILIES) == {
-            "pi", "oh-my-pi", "gemini-cli", "cline", "codex", "pi-agents-py",
+            "pi", "oh-my-pi", "gemini-cli", "cline", "codex", "opencode", "pi-agents-py",
             "pi-agent-harness-lc",
         }  # fmt: skip
 

@@ -1,0 +1,56 @@
+"""Protocol v1 for opencode (`opencode-ai`), a black box: each request starts its CLI.
+
+Run by ctxspec's own Python through `pyrun.py` (see `opencode.install`), so it imports the
+standard library and of ctxspec only the protocol loop (`kit/jsonlines.py`), the tree code
+(`kit/tree.py`), the scripted model (`kit/model.py`) and this package's modules. It
+converts shapes only: every answer is what opencode sent the model, with the temp root
+taken out.
+
+Listed ops, with what drives each (every run: `opencode run --auto` with HOME in the
+request's temp directory, the provider in `OPENCODE_CONFIG_CONTENT` pointed at a scripted
+model on 127.0.0.1, the four `OPENCODE_DISABLE_*` switches, HTTP proxies pointed at a
+closed loopback port, a hard deadline: `run.py`):
+
+    agent.instructions  the system prompt of the first main-loop request over the laid-out
+                        tree, from its first `Instructions from:` block (instructions.py)
+    agent.tool_output   the scripted model calls the bash tool once (`cat output.txt`); the
+                        answer is the call's result in the next request (tool_output.py)
+
+Every run starts with opencode's title request (no tools), which the script answers with
+a title. Compaction and the summary are not driven (not listed in `hello`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Final
+
+from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
+from ctxspec.conformance.harnesses.opencode.instructions import instructions
+from ctxspec.conformance.harnesses.opencode.tool_output import tool_output
+
+HANDLERS: Final[dict[str, Handler]] = {
+    "agent.instructions": instructions,
+    "agent.tool_output": tool_output,
+}
+
+
+def hello() -> dict[str, Any]:
+    """The greeting: the installed package's own version (its package.json)."""
+    binary = Path(os.environ.get("CTXSPEC_OPENCODE", "."))
+    version = "unknown"
+    try:
+        text = (binary.parent.parent / "package.json").read_text()
+    except OSError:
+        text = ""
+    for line in text.splitlines():  # `"version": "1.18.33",`
+        name, _, value = line.strip().partition(":")
+        if name == '"version"':
+            version = value.strip().strip(",").strip('"')
+            break
+    return {"implementation": {"name": "opencode", "version": version, "language": "typescript"}}
+
+
+if __name__ == "__main__":
+    serve(dispatch(HANDLERS, hello()))
