@@ -19,7 +19,7 @@ port, a hard deadline: `run.py`):
 
 Not listed: agent.compaction and agent.summary (Qwen Code's threshold for
 qwen3-coder-plus is 850,000 tokens of usage, not driven yet). Shapes not driven are
-answered `unsupported`: `tool: read`, a `limit`, a `budget`, a `trust`.
+answered `unsupported`: `tool: read`, a `budget`.
 """
 
 from __future__ import annotations

@@ -13,12 +13,16 @@ One block is Qwen Code's own, not the tree's: 0.24.4 writes `~/.qwen/output-lang
 project's files. It is left out of the answer unless the tree itself holds that file.
 
 - `budget`: no setting is driven (null only).
-- `trust`: folder trust is off by default in 0.24.4 (nothing gates the files); a recorded
-  decision is not written by this harness: null only.
+- `trust`: written where Qwen Code keeps the user's decision, `~/.qwen/trustedFolders.json`
+  (`{"<cwd>": "TRUST_FOLDER" | "DO_NOT_TRUST"}`, the folder the trust dialog records),
+  added to the tree's own file if it has one. Folder trust itself stays as a user has it
+  by default, off (`security.folderTrust.enabled` false), so the decision gates nothing
+  unless the tree's settings.json turns it on. Null: nothing written.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any, Final
@@ -26,7 +30,7 @@ from typing import Any, Final
 from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
 from ctxspec.conformance.harnesses.kit.model_script import Request, Text, Turn, Usage
 from ctxspec.conformance.harnesses.kit.tree import laid_out, real_path, virtualize
-from ctxspec.conformance.harnesses.qwen_code.run import QwenFailed, qwen, scripted
+from ctxspec.conformance.harnesses.qwen_code.run import QwenFailed, qwen, qwen_dir, scripted
 
 __all__ = ["instructions"]
 
@@ -36,6 +40,7 @@ _BLOCK: Final = re.compile(
     re.DOTALL,
 )
 _OWN: Final = (".qwen", "output-language.md")
+_TRUST: Final = {"trusted": "TRUST_FOLDER", "untrusted": "DO_NOT_TRUST"}
 
 
 def _reply(_request: Request) -> Turn:
@@ -63,11 +68,26 @@ def _system(body: Any) -> str:
     raise RuntimeError("Qwen Code's first request has no system message")
 
 
+def _record_trust(home: Path, folder: Path, level: str) -> None:
+    """Add the decision to `~/.qwen/trustedFolders.json` (a file that is no JSON object:
+    unsupported, its bytes are the tree's)."""
+    path = qwen_dir(home) / "trustedFolders.json"
+    try:
+        before = json.loads(path.read_text()) if path.is_file() else {}
+    except (OSError, ValueError):
+        before = None
+    if not isinstance(before, dict):
+        raise Unsupported(f"{path.name} of the tree is no JSON object: a decision is not added")
+    before[str(folder)] = level
+    path.write_text(json.dumps(before, indent=2) + "\n")
+
+
 def instructions(args: Args) -> dict[str, str]:
     """The context files Qwen Code puts in its first request's system prompt."""
     cwd, home = _virtual(args, "cwd"), _virtual(args, "home")
-    if args.get("trust") is not None:
-        raise Unsupported("Qwen Code's folder trust is off by default; no decision is written")
+    trust = args.get("trust")
+    if trust is not None and trust not in _TRUST:
+        raise InvalidInput("trust", "must be 'trusted', 'untrusted' or null")
     if args.get("budget") is not None:
         raise Unsupported("no instruction budget setting of Qwen Code is driven")
     with laid_out(args.get("tree"), prefix="ctxspec-qwen-") as root:
@@ -76,6 +96,8 @@ def instructions(args: Args) -> dict[str, str]:
             raise InvalidInput("cwd", f"{cwd} is a file of the tree, not a directory")
         start.mkdir(parents=True, exist_ok=True)
         user.mkdir(parents=True, exist_ok=True)
+        if trust is not None:
+            _record_trust(user, start, _TRUST[trust])
         own = user.joinpath(*_OWN)
         tree_has_own = own.exists()
         with scripted(_reply) as model:

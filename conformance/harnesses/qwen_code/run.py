@@ -5,7 +5,8 @@ yolo` (the bundle's own entry point on the lock's Node 22) in `cwd` with:
 
 - `HOME` = `home`, where `home/.qwen/settings.json` says `security.auth.selectedType =
   "openai"` (the OpenAI-compatible provider, its key and model from the environment),
-  usage statistics and telemetry off and no update check; nothing else of the caller's
+  usage statistics and telemetry off and no update check (merged over a settings.json
+  the request's tree holds); nothing else of the caller's
   environment is passed but `PATH`;
 - `OPENAI_BASE_URL` = the scripted model (`kit/model.py`, Chat Completions dialect),
   `OPENAI_API_KEY` a dummy, `OPENAI_MODEL` = `qwen3-coder-plus` (the model its window and
@@ -34,7 +35,7 @@ from ctxspec.conformance.harnesses.kit.model import ModelServer
 from ctxspec.conformance.harnesses.kit.model_script import Script
 from ctxspec.conformance.harnesses.kit.model_wire import CHAT
 
-__all__ = ["MODEL", "QwenFailed", "Ran", "qwen", "scripted", "settings_file", "utf8"]
+__all__ = ["MODEL", "QwenFailed", "Ran", "qwen", "qwen_dir", "scripted", "settings_file", "utf8"]
 
 MODEL: Final = "qwen3-coder-plus"
 SETTINGS: Final[dict[str, Any]] = {
@@ -77,14 +78,31 @@ def utf8(text: str) -> bytes:
     return _LONE.sub("\ufffd", text).encode("utf-8")
 
 
-def settings_file(home: Path) -> Path:
-    """`home/.qwen/settings.json`, written with `SETTINGS` merged into what it holds."""
+def qwen_dir(home: Path) -> Path:
+    """`home/.qwen`, made (where Qwen Code keeps the user's files)."""
     folder = home / ".qwen"
     if folder.exists() and not folder.is_dir():
         raise QwenFailed(f"{folder} is not a directory: Qwen Code keeps its files there")
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "settings.json"
-    path.write_text(json.dumps(SETTINGS, indent=2) + "\n")
+    return folder
+
+
+def _merged(base: Any, over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base) if isinstance(base, dict) else {}
+    for key, value in over.items():
+        merged[key] = _merged(merged.get(key), value) if isinstance(value, dict) else value
+    return merged
+
+
+def settings_file(home: Path, extra: dict[str, Any] | None = None) -> Path:
+    """`home/.qwen/settings.json`, `SETTINGS` and `extra` merged over what it holds (a
+    file that is no JSON object is replaced)."""
+    path = qwen_dir(home) / "settings.json"
+    try:
+        before = json.loads(path.read_text()) if path.is_file() else {}
+    except (OSError, ValueError):
+        before = {}
+    path.write_text(json.dumps(_merged(_merged(before, SETTINGS), extra or {}), indent=2) + "\n")
     return path
 
 
@@ -106,12 +124,20 @@ def _env(home: Path, model: ModelServer) -> dict[str, str]:
     return env
 
 
-def qwen(prompt: str, model: ModelServer, *, cwd: Path, home: Path) -> Ran:
-    """Run `qwen "<prompt>" --approval-mode yolo` against `model` (serving); see the module doc."""
+def qwen(
+    prompt: str,
+    model: ModelServer,
+    *,
+    cwd: Path,
+    home: Path,
+    settings: dict[str, Any] | None = None,
+) -> Ran:
+    """Run `qwen "<prompt>" --approval-mode yolo` against `model` (serving), `settings`
+    merged into the user's settings.json; see the module doc."""
     node, cli = os.environ.get("CTXSPEC_QWEN_NODE"), os.environ.get("CTXSPEC_QWEN")
     if not node or not cli:
         raise QwenFailed("CTXSPEC_QWEN_NODE and CTXSPEC_QWEN are not set (start it by --impl)")
-    settings_file(home)
+    settings_file(home, settings)
     argv = [node, cli, prompt, "--approval-mode", "yolo"]
     limit = _timeout()
     process = subprocess.Popen(

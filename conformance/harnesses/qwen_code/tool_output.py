@@ -11,7 +11,9 @@ message of that call in its next request: the answer's `content` is that message
 `Command:`, `Directory:`, `Output:`, `Error:`, `Exit Code:`, `Signal:`, `Process Group
 PGID:` lines), with the temp root taken out.
 
-- `limit`: no setting is driven here (null only): Qwen Code's default cut is judged.
+- `limit`: Qwen Code's own setting `tools.truncateToolOutputThreshold` (UTF-16 code
+  units of the whole record; settings.json), a whole number; 0 or less turns the cut off
+  in 0.24.4 (`getTruncateToolOutputThreshold`). Null: the shell tool's default, 30,000.
 - `tool: read`: not driven (unsupported).
 - `saved`: never given.
 """
@@ -69,8 +71,10 @@ def tool_output(args: Args) -> dict[str, str]:
         raise InvalidInput("content", "must be a string")
     if (args.get("tool") or "shell") != "shell":
         raise Unsupported("Qwen Code's read tool is not driven by this harness")
-    if args.get("limit") is not None:
-        raise Unsupported("no output limit setting of Qwen Code is driven: its default only")
+    limit = args.get("limit")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+        raise InvalidInput("limit", "must be a whole number (tools.truncateToolOutputThreshold)")
+    settings = None if limit is None else {"tools": {"truncateToolOutputThreshold": limit}}
     with tempfile.TemporaryDirectory(prefix="ctxspec-qwen-") as temp:
         root = Path(os.path.realpath(temp))
         work, home = root / "work", root / "home"
@@ -79,7 +83,7 @@ def tool_output(args: Args) -> dict[str, str]:
         (work / _FILE).write_bytes(utf8(content))
         with scripted(_reply) as model:
             try:
-                qwen(_PROMPT, model, cwd=work, home=home)
+                qwen(_PROMPT, model, cwd=work, home=home, settings=settings)
             except QwenFailed as error:
                 model.check()  # Qwen Code failed on an unscripted request: name the request
                 raise RuntimeError(str(virtualize(str(error), root))) from None
