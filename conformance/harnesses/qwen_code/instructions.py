@@ -36,7 +36,8 @@ __all__ = ["instructions"]
 
 _PROMPT: Final = "ctxspec"
 _BLOCK: Final = re.compile(
-    r"--- Context from: (?P<path>[^\n]*?) ---\n(?P<text>.*?)\n--- End of Context from: (?P=path) ---",
+    r"--- Context from: (?P<path>[^\n]*?) ---\n(?P<text>.*?)\n"
+    r"--- End of Context from: (?P=path) ---",
     re.DOTALL,
 )
 _OWN: Final = (".qwen", "output-language.md")
