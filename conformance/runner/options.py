@@ -182,8 +182,8 @@ CONFORM_OPTIONS: Final = (
         dest="agent_profile",
         reaches=PLUGIN,
         metavar="NAME|FILE",
-        help="the agent profile the agent.* answers are judged by: a shipped one "
-        "(gemini-cli, codex, cline, opencode, pi) or a YAML file "
+        help="the agent profile the agent.* answers are judged by: a shipped one by "
+        "its family's name (a wrong name lists them) or a YAML file "
         "(default: --impl's family's, else Pi's)",
     ),
     Option(

@@ -34,10 +34,11 @@ class TestTheFamilyMap:
         assert dict(FAMILIES) == {d.family: d.entry for d in DECLARED}
 
     def test_every_family_of_the_shipped_runs_is_declared(self) -> None:
-        """The eight families the expectations files name (codex, cline and opencode among
-        them)."""
+        """The nine families the expectations files name (codex, cline, opencode and
+        qwen-code among them)."""
         assert set(FAMILIES) == {
-            "pi", "oh-my-pi", "gemini-cli", "cline", "codex", "opencode", "pi-agents-py",
+            "pi", "oh-my-pi", "gemini-cli", "cline", "codex", "opencode", "qwen-code",
+            "pi-agents-py",
             "pi-agent-harness-lc",
         }  # fmt: skip
 
