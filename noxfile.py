@@ -118,7 +118,8 @@ def conform_ports(session: nox.Session, impl: str) -> None:
 @nox.session(default=False)
 @nox.parametrize("impl", AGENTS)
 def conform_agents(session: nox.Session, impl: str) -> None:
-    """The other coding agents alone (Gemini CLI, Codex, Cline; also `conform` sessions)."""
+    """The other coding agents alone, one session each (every family with a profile of its
+    own; also `conform` sessions)."""
     _conform(session, impl)
 
 
