@@ -31,6 +31,11 @@ NO_PROPERTY: Final = {
         "windows and usages leave it unchanged, so a property would repeat the two agent-summary "
         "cases; the length stop is all it reads"
     ),
+    "agent.resume": (
+        "AGENT-7: each example replays a whole session through a black-box agent (three or "
+        "four runs of it), so drawn histories would cost minutes per agent; the four cases "
+        "cover a plain history, astral characters, CRLF and a tab, a fork and its original"
+    ),
 }
 
 

@@ -21,6 +21,9 @@ loopback port, a hard deadline: `run.py`):
                         given summary, cut at the output limit (`response.incomplete`,
                         reason `max_output_tokens`) when stopReason is `length`; accepted
                         when the next request carries it (compaction.py)
+    agent.resume        the same replay, then `codex exec resume` (or `codex exec fork`,
+                        then a resume of the original); the conversation of each request
+                        that follows (sessions.py)
 
 Shapes Codex cannot take are answered `unsupported`: `tool: read` (Codex has no read
 tool), a history that does not start with a user message, one that Codex already
@@ -36,12 +39,14 @@ from typing import Any, Final
 
 from ctxspec.conformance.harnesses.codex.compaction import compaction, summary
 from ctxspec.conformance.harnesses.codex.instructions import instructions
+from ctxspec.conformance.harnesses.codex.sessions import resume
 from ctxspec.conformance.harnesses.codex.tool_output import tool_output
 from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
 
 HANDLERS: Final[dict[str, Handler]] = {
     "agent.compaction": compaction,
     "agent.instructions": instructions,
+    "agent.resume": resume,
     "agent.summary": summary,
     "agent.tool_output": tool_output,
 }

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 from ctxspec.conformance.judging.compare import Difference
-from ctxspec.conformance.judging.universal import compaction, instructions, tool_output
+from ctxspec.conformance.judging.universal import compaction, instructions, sessions, tool_output
 from ctxspec.conformance.runner.profiles import Profile
 
 __all__ = ["CHECKS", "NotDeclared", "judge"]
@@ -26,6 +26,7 @@ CHECKS: Final[Mapping[str, Mapping[str, Check]]] = {
     "agent.instructions": instructions.CHECKS,
     "agent.compaction": compaction.CHECKS,
     "agent.summary": compaction.SUMMARY_CHECKS,
+    "agent.resume": sessions.CHECKS,
 }
 
 
@@ -39,12 +40,17 @@ def _terms(profile: Profile, op: str, args: Mapping[str, Any]) -> Mapping[str, A
         "agent.instructions": ("instructions",),
         "agent.compaction": ("compaction",),
         "agent.summary": ("summary",),
+        "agent.resume": ("sessions",),
     }[op]
     terms = profile.term(*path)
     if op == "agent.summary":
         terms = terms or {}
     if not isinstance(terms, Mapping):
         raise NotDeclared(f"the {profile.name} profile declares no {'.'.join(path)} terms")
+    if op == "agent.resume":
+        wanted = "fork" if args.get("fork") else "resume"
+        if not terms.get(wanted):
+            raise NotDeclared(f"the {profile.name} profile declares no sessions.{wanted}")
     return terms
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ctxspec.conformance.harnesses import codex
-from ctxspec.conformance.harnesses.codex import compaction, instructions, tool_output
+from ctxspec.conformance.harnesses.codex import compaction, instructions, sessions, tool_output
 from ctxspec.conformance.harnesses.kit.model_script import Text, ToolCall
 from ctxspec.conformance.transport.base import Implementation
 from ctxspec.conformance.transport.cache import STAMP, cache_root
@@ -82,6 +82,13 @@ class TestInstall:
             (compaction.compaction, {"messages": [_USER, _TOOL], "window": 9}, "messages"),
             (compaction.summary, {**_SUMMARY, "stopReason": "x"}, "stopReason"),
             (compaction.summary, {**_SUMMARY, "summary": ""}, "summary"),
+            (sessions.resume, {"messages": [_USER], "prompt": "", "reply": "r"}, "prompt"),
+            (sessions.resume, {"messages": [_USER], "prompt": "p", "reply": 1}, "reply"),
+            (
+                sessions.resume,
+                {"messages": [_USER], "prompt": "p", "reply": "r", "fork": 1},
+                "fork",
+            ),
         ],
     )
     def test_bad_input_is_named_before_codex_runs(
@@ -168,6 +175,7 @@ class TestCodex:
         assert set(impl.hello["ops"]) == {
             "agent.compaction",
             "agent.instructions",
+            "agent.resume",
             "agent.summary",
             "agent.tool_output",
         }
@@ -248,3 +256,14 @@ class TestCodex:
         assert _result(impl, "agent.summary", {**args, "stopReason": "length"}) == {
             "accepted": False
         }
+
+    def test_a_fork_leaves_the_original_as_it_was(self, impl: Implementation) -> None:
+        """`codex exec fork` then a resume of the original: each request carries the
+        history; the fork's answer reaches only the fork."""
+        history = [{"role": "user", "text": "a 😀\r\nb"}, {"role": "assistant", "text": "c"}]
+        args = {"messages": history, "prompt": "d", "reply": "e", "fork": True}
+        result = _result(impl, "agent.resume", args)
+        wanted = [*history, {"role": "user", "text": "d"}]
+        for conversation in (result["messages"], result["original"]):
+            assert [m for m in conversation if m in wanted] == wanted
+            assert not any(m["text"] == "e" for m in conversation)

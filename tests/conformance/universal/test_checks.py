@@ -30,6 +30,7 @@ PROFILE = {
     "trust": {"gates": ["project-instructions"], "source": "test"},
     "compaction": {"trigger": {"from": ["usage"], "at": 0.5}, "source": "test",
                    "keep_tail": {"share": 0.3, "unit": "chars"}},
+    "sessions": {"resume": True, "fork": True, "source": "test"},
 }  # fmt: skip
 
 
@@ -177,6 +178,53 @@ def test_a_length_cut_summary_accepted_breaks_the_check(profile: Profile) -> Non
         "violates:length-cut-refused"
     }
     assert judge(profile, "agent.summary", args, {"accepted": False}) == []
+
+
+HISTORY = [{"role": "user", "text": "a 😀"}, {"role": "assistant", "text": "b\r\n"}]
+RESUME = {"messages": HISTORY, "prompt": "c", "reply": "d"}
+CARRIED = [*HISTORY, {"role": "user", "text": "c"}]
+
+
+def test_a_resumed_history_with_extra_messages_keeps_it(profile: Profile) -> None:
+    """The agent may add its own messages; the history is an ordered subsequence."""
+    reminder = {"role": "user", "text": "<reminder>"}
+    result = {"messages": [reminder, *CARRIED[:2], reminder, CARRIED[2]]}
+    assert judge(profile, "agent.resume", RESUME, result) == []
+
+
+@pytest.mark.parametrize(
+    ("carried", "missing"),
+    [
+        ([CARRIED[0], CARRIED[2]], "message 1"),
+        ([CARRIED[1], CARRIED[0], CARRIED[2]], "message 1"),
+        ([{"role": "user", "text": "a \ufffd"}, *CARRIED[1:]], "message 0"),
+        (CARRIED[:2], "the prompt"),
+    ],
+    ids=["dropped", "out-of-order", "damaged", "no-prompt"],
+)
+def test_a_resumed_history_lost_breaks_resume_keeps_history(
+    profile: Profile, carried: list[dict[str, str]], missing: str
+) -> None:
+    (found,) = judge(profile, "agent.resume", RESUME, {"messages": carried})
+    assert found.check == "resume-keeps-history"
+    assert missing in found.actual
+
+
+def test_a_fork_s_turn_in_the_original_breaks_fork_leaves_original(profile: Profile) -> None:
+    fork = {**RESUME, "fork": True}
+    leaked = [*HISTORY, {"role": "user", "text": "c"}, {"role": "assistant", "text": "d"},
+              {"role": "user", "text": "c"}]  # fmt: skip
+    assert judge(profile, "agent.resume", fork, {"messages": CARRIED, "original": CARRIED}) == []
+    (found,) = judge(profile, "agent.resume", fork, {"messages": CARRIED, "original": leaked})
+    assert found.check == "fork-leaves-original"
+    assert "message 3" in found.actual
+
+
+def test_a_fork_the_profile_does_not_declare_is_not_declared(profile: Profile) -> None:
+    data = {**PROFILE, "sessions": {"resume": True, "fork": False, "source": "test"}}
+    linear = Profile("linear", data, "linear.yaml")
+    with pytest.raises(NotDeclared, match=r"sessions\.fork"):
+        judge(linear, "agent.resume", {**RESUME, "fork": True}, {"messages": CARRIED})
 
 
 def test_units_count_as_declared() -> None:

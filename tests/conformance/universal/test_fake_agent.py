@@ -35,6 +35,7 @@ def test_a_sound_agent_passes_and_pi_s_ops_are_not_applicable(tmp_path: Path) ->
         by_status.setdefault(record["status"], set()).add(record["op"])
     assert "agent.instructions" in by_status["passed"]
     assert "agent.tool_output" in by_status["passed"]
+    assert "agent.resume" in by_status["passed"]
     assert "truncate.tail" in by_status["not-applicable"]
     assert not by_status.keys() & {"failed", "error"}
     assert data["header"]["profile"].endswith("profile.yaml")
@@ -49,6 +50,8 @@ def test_a_sound_agent_passes_and_pi_s_ops_are_not_applicable(tmp_path: Path) ->
          "agent-instructions-digit-named-directory-root-first"),
         ("late-compaction", "agent.compaction $.compact violates:trigger-usage",
          "agent-compaction-usage-at-half-window"),
+        ("leaky-fork", "agent.resume $.original violates:fork-leaves-original",
+         "agent-fork-leaves-original"),
     ],
 )  # fmt: skip
 def test_each_fault_is_one_class_with_its_case(

@@ -2,13 +2,15 @@
 end (profile: `profile.yaml` beside it).
 
     python tests/support/fake_agent/agent.py [split-pairs] [sorted-files] [late-compaction]
-                                             [empty-object]
+                                             [leaky-fork] [empty-object]
 
 Sound unless a mode says otherwise:
   split-pairs      cuts tool output by code points of the UTF-16 form, so an odd limit
                    leaves a lone surrogate (Gemini CLI's fault)
   sorted-files     joins instruction files sorted as strings (Gemini CLI's fault)
   late-compaction  compacts at 0.9 of the window where its profile declares 0.5
+  leaky-fork       a fork shares its session with the original, so the fork's turn
+                   reaches the original's next request
   empty-object     answers {} to every op (every field missing)
 """
 
@@ -93,12 +95,27 @@ def compaction(args: Args) -> dict[str, Any]:
     return {"compact": compact, "keep": keep}
 
 
+def resume(args: Args) -> dict[str, Any]:
+    """A session is its list of messages: resuming appends, forking copies (or, leaky,
+    shares it)."""
+    session = [dict(m) for m in args["messages"]]
+    prompt = {"role": "user", "text": args["prompt"]}
+    if not args.get("fork"):
+        return {"messages": [*session, prompt], "original": None}
+    fork = session if "leaky-fork" in MODES else list(session)
+    fork += [prompt]
+    carried = list(fork)
+    fork.append({"role": "assistant", "text": args["reply"]})
+    return {"messages": carried, "original": [*session, prompt]}
+
+
 HELLO = {"protocol": 1, "implementation": {"name": "fake-agent", "version": "0.0.0",
          "language": "python"}}  # fmt: skip
 HANDLERS = {
     "agent.tool_output": tool_output,
     "agent.instructions": instructions,
     "agent.compaction": compaction,
+    "agent.resume": resume,
 }
 
 if "empty-object" in MODES:
