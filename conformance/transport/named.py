@@ -48,6 +48,7 @@ class Launch:
     # ops this machine cannot serve, each with what is missing (their cases are errors)
     unavailable: Mapping[str, str] = field(default_factory=dict)
     confined: bool = False  # an agent: `env` is its whole environment, run in `confine`
+    timeout: float = 0.0  # the least seconds a request may take, whatever `--timeout` says
 
 
 class _Installer(Protocol):

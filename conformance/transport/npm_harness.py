@@ -165,6 +165,9 @@ class NpmHarness:
     ripgrep: bool = False  # the agent's grep runs `rg`: ctxspec's rg first on its PATH
     any_version: AnyVersion | None = None
     key: Callable[[Mapping[str, bytes]], str] = npm_lock.key  # the cache key of a locked install
+    # the least seconds one request may take, over `--timeout`: a black box whose request
+    # replays a session runs the agent several times
+    timeout: float = 0.0
 
     @property
     def source(self) -> str:
@@ -417,7 +420,14 @@ class NpmHarness:
         else:
             argv = [str(made.runtime), str(self.adapter_path), str(made.package_dir)]
         name = f"{self.family}@{version}"
-        return Launch(argv=argv, env=env, name=name, unavailable=unavailable, confined=True)
+        return Launch(
+            argv=argv,
+            env=env,
+            name=name,
+            unavailable=unavailable,
+            confined=True,
+            timeout=self.timeout,
+        )
 
     def lock(self, version: str) -> Path:
         """Commit an install's resolved manifest and lock as `locks/<version>/` (where

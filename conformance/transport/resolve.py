@@ -87,7 +87,7 @@ def open_implementation(spec: str, *, timeout: float = 30.0) -> Implementation:
         return WireImplementation(
             launch.argv,
             name=launch.name,
-            timeout=timeout,
+            timeout=max(timeout, launch.timeout),
             env=env,
             unavailable=launch.unavailable,
             confined=launch.confined,

@@ -39,6 +39,7 @@ HARNESS: Final = NpmHarness(
     # helpers name platform packages the registry lacks; the lock must come out unchanged
     platform=("linux", "x86_64"),
     paths={"CTXSPEC_QWEN": CLI, "CTXSPEC_QWEN_NODE": npm_lock.NODE},
+    timeout=180.0,  # agent.resume runs the CLI up to four times (40 s deadline each)
 )
 ADAPTER: Final = HARNESS.adapter_path
 install: Final = HARNESS.install

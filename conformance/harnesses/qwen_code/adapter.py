@@ -16,6 +16,10 @@ port, a hard deadline: `run.py`):
     agent.tool_output   one run whose scripted model calls `run_shell_command` once; the
                         answer is the tool message of that call in the next request
                         (tool_output.py)
+    agent.resume        the history replayed turn by turn (`--session-id <id>`, then
+                        `--resume <id>`), then one more `--resume` with the prompt (and
+                        `--fork-session` for a fork, then the original resumed); the
+                        conversation of each request that follows (sessions.py)
 
 Not listed: agent.compaction and agent.summary (Qwen Code's threshold for
 qwen3-coder-plus is 850,000 tokens of usage, not driven yet). Shapes not driven are
@@ -31,10 +35,12 @@ from typing import Any, Final
 
 from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
 from ctxspec.conformance.harnesses.qwen_code.instructions import instructions
+from ctxspec.conformance.harnesses.qwen_code.sessions import resume
 from ctxspec.conformance.harnesses.qwen_code.tool_output import tool_output
 
 HANDLERS: Final[dict[str, Handler]] = {
     "agent.instructions": instructions,
+    "agent.resume": resume,
     "agent.tool_output": tool_output,
 }
 

@@ -26,6 +26,7 @@ import os
 import re
 import signal
 import subprocess
+from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,14 +132,15 @@ def qwen(
     cwd: Path,
     home: Path,
     settings: dict[str, Any] | None = None,
+    options: Sequence[str] = (),
 ) -> Ran:
-    """Run `qwen "<prompt>" --approval-mode yolo` against `model` (serving), `settings`
-    merged into the user's settings.json; see the module doc."""
+    """Run `qwen "<prompt>" --approval-mode yolo <options>` against `model` (serving),
+    `settings` merged into the user's settings.json; see the module doc."""
     node, cli = os.environ.get("CTXSPEC_QWEN_NODE"), os.environ.get("CTXSPEC_QWEN")
     if not node or not cli:
         raise QwenFailed("CTXSPEC_QWEN_NODE and CTXSPEC_QWEN are not set (start it by --impl)")
     settings_file(home, settings)
-    argv = [node, cli, prompt, "--approval-mode", "yolo"]
+    argv = [node, cli, prompt, "--approval-mode", "yolo", *options]
     limit = _timeout()
     process = subprocess.Popen(
         argv,

@@ -14,7 +14,8 @@ import pytest
 
 from ctxspec.conformance.harnesses import qwen_code
 from ctxspec.conformance.harnesses.kit.jsonlines import Unsupported
-from ctxspec.conformance.harnesses.qwen_code import instructions, run, tool_output
+from ctxspec.conformance.harnesses.kit.model_script import Request
+from ctxspec.conformance.harnesses.qwen_code import instructions, run, sessions, tool_output
 from ctxspec.conformance.transport.base import Implementation
 from ctxspec.conformance.transport.cache import STAMP, cache_root
 from ctxspec.conformance.transport.named import InstallError, parse_named
@@ -91,6 +92,40 @@ def test_settings_are_merged_over_the_trees(tmp_path: Path) -> None:
     assert settings["tools"] == {"truncateToolOutputThreshold": 5}
 
 
+@pytest.mark.parametrize(
+    ("messages", "why"),
+    [
+        ([{"role": "assistant", "text": "a"}], "starts with the user's prompt"),
+        ([{"role": "user", "text": "a"}, {"role": "assistant", "text": "b", "toolCall": True}],
+         "tool calls"),
+        ([{"role": "user", "text": "a"}, {"role": "assistant", "text": "b"},
+          {"role": "assistant", "text": "c"}], "two assistant messages"),
+    ],
+)  # fmt: skip
+def test_histories_the_replay_cannot_give_are_unsupported(
+    messages: list[dict[str, Any]], why: str
+) -> None:
+    with pytest.raises(Unsupported, match=why):
+        sessions.resume({"messages": messages, "prompt": "p", "reply": "r"})
+
+
+def test_each_turn_answers_its_prompt_and_side_requests_get_ok() -> None:
+    """A request is matched by the user's text it ends with; the memory extraction Qwen
+    Code makes after a turn is answered `ok` and leaves the script where it was."""
+    turns = sessions._turns([{"role": "user", "text": "a"}, {"role": "user", "text": "b"},
+                             {"role": "assistant", "text": "c"}])  # fmt: skip
+    assert turns == [("a", "ok"), ("b", "c")]
+    script = sessions._Script(turns, [("p", "r")])
+
+    def asked(text: str) -> str:
+        body = {"messages": [{"role": "user", "content": [{"type": "text", "text": text}]}]}
+        (part,) = script(Request(1, "POST", "/v1/chat/completions", {}, body, "chat")).parts
+        return part.text
+
+    assert [asked("a"), asked("memory?"), asked("b"), asked("p")] == ["ok", "ok", "c", "r"]
+    assert len(script.seen) == 1
+
+
 class TestLostOutput:
     """A record that says `(empty)` for a non-empty file is Qwen Code's race, run again."""
 
@@ -132,7 +167,7 @@ class TestQwenCode:
             "version": VERSION,
             "language": "typescript",
         }
-        assert set(impl.hello["ops"]) == {"agent.instructions", "agent.tool_output"}
+        assert set(impl.hello["ops"]) == {"agent.instructions", "agent.resume", "agent.tool_output"}
 
     def test_tool_output_is_the_record_trimmed(self, impl: Implementation) -> None:
         """The shell result is Qwen Code's record of the run, the output trimmed in it."""
@@ -155,3 +190,14 @@ class TestQwenCode:
         found = [line for line in text.splitlines() if line and not line.startswith("---")]
         assert found == ["G", "PQ", "SQ", "PA"]
         assert "--- Context from: QWEN.md ---\nSQ\n--- End of Context from: QWEN.md ---" in text
+
+    def test_a_fork_leaves_the_original_as_it_was(self, impl: Implementation) -> None:
+        """`--resume <id> --fork-session`, then `--resume <id>`: each request carries the
+        history; the fork's answer reaches only the fork."""
+        history = [{"role": "user", "text": "a 😀\r\nb"}, {"role": "assistant", "text": "c"}]
+        args = {"messages": history, "prompt": "d", "reply": "e", "fork": True}
+        result = _result(impl, "agent.resume", args)
+        wanted = [*history, {"role": "user", "text": "d"}]
+        for conversation in (result["messages"], result["original"]):
+            assert [m for m in conversation if m in wanted] == wanted
+            assert not any(m["text"] == "e" for m in conversation)
