@@ -10,10 +10,12 @@ from typing import Any, ClassVar
 import pytest
 
 from ctxspec.conformance.harnesses import pi as pi_adapter
-from ctxspec.conformance.transport import npm_registry
+from ctxspec.conformance.harnesses import qwen_code
+from ctxspec.conformance.transport import npm_registry, resolve
 from ctxspec.conformance.transport.cache import STAMP, ensure
-from ctxspec.conformance.transport.named import InstallError, parse_named
+from ctxspec.conformance.transport.named import InstallError, Launch, parse_named
 from ctxspec.conformance.transport.resolve import canonical_name
+from ctxspec.conformance.transport.wire import WireImplementation
 
 
 class TestNames:
@@ -131,3 +133,24 @@ class TestCache:
         ensure("thing", "k1", lambda work: (work / "v1").write_text(""))
         root = ensure("thing", "k2", lambda work: (work / "v2").write_text(""))
         assert (root / "v2").exists() and not (root / "v1").exists()
+
+
+class TestLeastTimeout:
+    """A harness's declared least seconds a request takes wins over a smaller `--timeout`."""
+
+    def _opened(self, monkeypatch: pytest.MonkeyPatch, least: float, asked: float) -> float:
+        launch = Launch(argv=["true"], name="slow-agent@1", confined=True, timeout=least)
+        monkeypatch.setattr(resolve, "install", lambda named, quiet: launch)
+        monkeypatch.setattr(resolve, "parse_named", lambda spec: object())
+        implementation = resolve.open_implementation("slow-agent@1", timeout=asked)
+        assert isinstance(implementation, WireImplementation)
+        return implementation.timeout
+
+    def test_the_declared_floor_wins(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        assert self._opened(monkeypatch, least=180.0, asked=30.0) == 180.0
+
+    def test_a_longer_timeout_asked_wins(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        assert self._opened(monkeypatch, least=180.0, asked=600.0) == 600.0
+
+    def test_qwen_code_declares_one(self) -> None:
+        assert qwen_code.HARNESS.timeout >= 120
