@@ -131,4 +131,5 @@ def install(spec: NamedSpec, *, quiet: bool = False) -> Launch:
         name=launch.name or spec.name,
         unavailable=launch.unavailable,
         confined=launch.confined,
+        timeout=launch.timeout,
     )

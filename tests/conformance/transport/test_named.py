@@ -13,7 +13,13 @@ from ctxspec.conformance.harnesses import pi as pi_adapter
 from ctxspec.conformance.harnesses import qwen_code
 from ctxspec.conformance.transport import npm_registry, resolve
 from ctxspec.conformance.transport.cache import STAMP, ensure
-from ctxspec.conformance.transport.named import InstallError, Launch, parse_named
+from ctxspec.conformance.transport.named import (
+    Family,
+    InstallError,
+    Launch,
+    NamedSpec,
+    parse_named,
+)
 from ctxspec.conformance.transport.resolve import canonical_name
 from ctxspec.conformance.transport.wire import WireImplementation
 
@@ -139,9 +145,11 @@ class TestLeastTimeout:
     """A harness's declared least seconds a request takes wins over a smaller `--timeout`."""
 
     def _opened(self, monkeypatch: pytest.MonkeyPatch, least: float, asked: float) -> float:
+        """Opened by name, through `named.install` as `conform` opens it."""
         launch = Launch(argv=["true"], name="slow-agent@1", confined=True, timeout=least)
-        monkeypatch.setattr(resolve, "install", lambda named, quiet: launch)
-        monkeypatch.setattr(resolve, "parse_named", lambda spec: object())
+        family = Family("slow-agent", "1", "no.such.module", "test")
+        monkeypatch.setattr(Family, "installer", lambda self: lambda version, quiet: launch)
+        monkeypatch.setattr(resolve, "parse_named", lambda spec: NamedSpec(family, "1"))
         implementation = resolve.open_implementation("slow-agent@1", timeout=asked)
         assert isinstance(implementation, WireImplementation)
         return implementation.timeout
