@@ -154,7 +154,9 @@ def claude_run(
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         stdout, stderr = process.communicate()
-        raise ClaudeFailed(f"claude -p ran past its {limit:g} s deadline: {_tail(stderr)}") from None
+        raise ClaudeFailed(
+            f"claude -p ran past its {limit:g} s deadline: {_tail(stderr)}"
+        ) from None
     finally:
         with suppress(ProcessLookupError):  # what it left running (a tool's shell) goes too
             os.killpg(process.pid, signal.SIGKILL)

@@ -7,7 +7,8 @@ description}`) with `cat output.txt`; the second, asked once the tool result is 
 request, ends the turn. The answer's `content` is that `tool_result` block's content exactly
 as sent (a string, or its text blocks joined), with the temp root taken out; `saved` is the
 file it names after `Full output saved to: ` (Claude Code's `<persisted-output>` marker)
-when there is one, read back whole.
+when there is one, read back whole. The saved file's path reads
+`/home/.claude/projects/-work/<session>/tool-results/<id>.txt` on every machine.
 
 - `limit`: Claude Code's own setting `bashOutputMaxChars` (`--settings`); null = its
   default (30,000). The setting clamps to 4,000-128,000 ([S] the setting's description in
@@ -112,11 +113,18 @@ def tool_output(args: Args) -> dict[str, str]:
         if len(results) != 1:
             raise RuntimeError(f"Claude Code sent {len(results)} results of the scripted call")
         output = _text(results[0])
-        answer = {"content": virtualize(output, root)}
+        answer = {"content": _virtual(output, root)}
         saved = _SAVED.search(output)
         if saved and Path(saved.group(1)).is_file():
             answer["saved"] = Path(saved.group(1)).read_bytes().decode("utf-8", "replace")
         return answer
+
+
+def _virtual(text: str, root: Path) -> str:
+    """`text` with the temp root taken out, from paths and from the project folder's name
+    (Claude Code names it after the cwd, each character but a letter or digit a `-`)."""
+    slug = re.sub("[^A-Za-z0-9]", "-", str(root))
+    return str(virtualize(text, root)).replace(f"/projects/{slug}-", "/projects/-")
 
 
 def _utf8(text: str) -> bytes:
