@@ -10,8 +10,11 @@ the file's text; the answer is that block from its first `Contents of ` to the c
 
 - `trust`: written the way Claude Code stores the dialog's answer, `~/.claude.json`
   `projects["<cwd>"].hasTrustDialogAccepted` (`true` for trusted, `false` for untrusted;
-  null: no entry). Under `-p` the dialog is skipped (`claude --help`), so the record is
-  only read, if at all, by what `-p` does with it.
+  null: no entry). Claude Code records no refusal ("No, exit" ends the start and writes
+  nothing), so for untrusted it is started interactively instead, in a pseudo-terminal
+  (`run.claude_dialog`): its trust dialog asks and is refused (Esc), and the answer is the
+  instruction part of whatever request reached the model (none: `""`). Trusted and
+  undecided run `-p`, where the dialog is skipped (`claude --help`).
 - `budget`: Claude Code has no instruction budget setting: unsupported unless null.
 """
 
@@ -22,6 +25,7 @@ from typing import Any, Final
 
 from ctxspec.conformance.harnesses.claude_code.run import (
     ClaudeFailed,
+    claude_dialog,
     claude_run,
     scripted,
     seed_state,
@@ -73,10 +77,15 @@ def instructions(args: Args) -> dict[str, str]:
             seed_state(user, {str(start): {"hasTrustDialogAccepted": _TRUST[trust]}})
         with scripted([Turn.say("done", usage=Usage(input_tokens=1))]) as model:
             try:
-                claude_run(model, _PROMPT, cwd=start, home=user)
+                if trust == "untrusted":
+                    claude_dialog(model, _PROMPT, cwd=start, home=user)
+                else:
+                    claude_run(model, _PROMPT, cwd=start, home=user)
             except ClaudeFailed as error:
                 raise RuntimeError(str(virtualize(str(error), root))) from None
         if not model.bodies:
+            if trust == "untrusted":
+                return {"text": ""}  # refused at the dialog: nothing reached the model
             raise RuntimeError("Claude Code made no model request")
         return {"text": virtualize(memory_block(model.bodies[0]), root)}
 

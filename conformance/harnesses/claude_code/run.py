@@ -25,12 +25,20 @@ Standard library only: it runs in the adapter's process (`pyrun.py`).
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
+import re
+import select
 import signal
+import struct
 import subprocess
-from collections.abc import Mapping, Sequence
+import termios
+import time
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -41,6 +49,8 @@ from ctxspec.conformance.harnesses.kit.model_wire import MESSAGES
 __all__ = [
     "API_KEY",
     "ClaudeFailed",
+    "Dialog",
+    "claude_dialog",
     "claude_run",
     "message_text",
     "scripted",
@@ -176,3 +186,84 @@ def claude_run(
 def _tail(stderr: bytes) -> str:
     lines = stderr.decode("utf-8", "replace").splitlines()
     return "\n".join(lines[-12:]) or "(nothing on stderr)"
+
+
+# The workspace trust dialog, driven in a pseudo-terminal
+
+_ASKS: Final = "Yes, I trust this folder"  # the dialog's second choice
+_REFUSED: Final = "didn't start because this folder isn't trusted"
+_ESCAPES: Final = re.compile(
+    r"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-B]|[78=>])"
+)
+_SIZE: Final = struct.pack("HHHH", 40, 120, 0, 0)  # rows, columns: the dialog fits
+
+
+@dataclass(frozen=True, slots=True)
+class Dialog:
+    """What an interactive start showed: whether the trust dialog asked, how many model
+    requests came before it was answered, and the screen's text (escapes taken out)."""
+
+    asked: bool
+    requests_before: int
+    screen: str
+
+
+def _screen(raw: bytes) -> str:
+    return re.sub(r"\s+", " ", _ESCAPES.sub(" ", raw.decode("utf-8", "replace")))
+
+
+def _read_until(fd: int, raw: bytearray, done: Callable[[], object], limit: float) -> None:
+    end = time.monotonic() + limit
+    while time.monotonic() < end and not done():
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            raw.extend(chunk)
+
+
+def claude_dialog(model: ModelServer, prompt: str, *, cwd: Path, home: Path) -> Dialog:
+    """`claude <prompt>` started interactively in a pseudo-terminal (120 x 40) in `cwd`:
+    if the workspace trust dialog asks, it is refused (Esc: "No, exit"), and the process
+    is ended once it says it did not start (or at the deadline). Nothing is answered yes."""
+    binary = os.environ.get("CTXSPEC_CLAUDE")
+    if not binary:
+        raise ClaudeFailed("CTXSPEC_CLAUDE is not set (start it by --impl claude-code)")
+    seed_state(home)
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    env = _env(model, home)
+    env.pop("NO_COLOR")
+    env["TERM"] = "xterm-256color"
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, _SIZE)
+    process = subprocess.Popen(
+        [binary, prompt], cwd=cwd, env=env, stdin=follower, stdout=follower,
+        stderr=follower, start_new_session=True,
+    )  # fmt: skip
+    os.close(follower)
+    raw = bytearray()
+    limit = _timeout()
+    try:
+        _read_until(leader, raw, lambda: _ASKS in _screen(raw) or model.requests, limit)
+        asked = _ASKS in _screen(raw)
+        before = len(model.requests)
+        if asked:  # Esc until it says it did not start (a key pressed while it still
+            # sets the terminal up is lost)
+            end = time.monotonic() + limit
+            while _REFUSED not in _screen(raw) and time.monotonic() < end:
+                os.write(leader, b"\x1b")
+                _read_until(leader, raw, lambda: _REFUSED in _screen(raw), 1.0)
+        else:  # no dialog: the session runs; wait for its first request to be answered
+            _read_until(leader, raw, lambda: bool(model.requests), limit)
+            _read_until(leader, raw, lambda: False, 1.0)
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        os.close(leader)
+    model.check()
+    return Dialog(asked=asked, requests_before=before, screen=_screen(bytes(raw)))

@@ -144,3 +144,21 @@ class TestClaudeCode:
         order = ["GLOBAL", "ABOVE THE GIT ROOT", "ROOT", "DOT CLAUDE", "RULE", "LOCAL", "SUB"]
         assert sections == order, text
         assert text.startswith("Contents of /home/.claude/CLAUDE.md (user's private global")
+
+    def test_an_untrusted_project_is_refused_at_the_dialog(self, impl: Implementation) -> None:
+        """Untrusted: started in a pseudo-terminal, the trust dialog refused; nothing of the
+        project (nor anything else) reaches the model. Undecided under -p: it all loads."""
+        tree = {
+            "home/.claude/CLAUDE.md": "GLOBAL",
+            "ws/p/.git/": {},
+            "ws/p/CLAUDE.md": "ROOT",
+            "ws/p/.claude/settings.json": json.dumps(
+                {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}]}}
+            ),
+        }
+        args = {"tree": tree, "cwd": "/ws/p", "home": "/home"}
+        untrusted = _result(impl, "agent.instructions", {**args, "trust": "untrusted"})
+        assert untrusted == {"text": ""}
+        undecided = _result(impl, "agent.instructions", {**args, "trust": None})["text"]
+        assert "\n\nGLOBAL\n" in undecided
+        assert undecided.endswith("\n\nROOT")
