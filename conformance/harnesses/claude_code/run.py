@@ -208,7 +208,7 @@ class Dialog:
     screen: str
 
 
-def _screen(raw: bytes) -> str:
+def _screen(raw: bytes | bytearray) -> str:
     return re.sub(r"\s+", " ", _ESCAPES.sub(" ", raw.decode("utf-8", "replace")))
 
 
