@@ -18,6 +18,9 @@ port, a hard deadline: `run.py`):
     agent.tool_output   the scripted model calls the Bash tool once (`cat output.txt`); the
                         answer is the call's tool_result in the next request, and the file
                         a `<persisted-output>` marker names (tool_output.py)
+    agent.resume        the history replayed with `-p` and `--resume <id>`, then resumed
+                        (or forked: `--fork-session`) with the prompt; the answer is the
+                        conversation of the next request (sessions.py)
 
 Compaction and the summary are not driven (not listed in `hello`).
 """
@@ -29,12 +32,14 @@ from pathlib import Path
 from typing import Any, Final
 
 from ctxspec.conformance.harnesses.claude_code.instructions import instructions
+from ctxspec.conformance.harnesses.claude_code.sessions import resume
 from ctxspec.conformance.harnesses.claude_code.tool_output import tool_output
 from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
 
 HANDLERS: Final[dict[str, Handler]] = {
     "agent.instructions": instructions,
     "agent.tool_output": tool_output,
+    "agent.resume": resume,
 }
 
 

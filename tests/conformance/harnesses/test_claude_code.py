@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from ctxspec.conformance.harnesses import claude_code
-from ctxspec.conformance.harnesses.claude_code import instructions, tool_output
+from ctxspec.conformance.harnesses.claude_code import instructions, sessions, tool_output
 from ctxspec.conformance.transport.base import Implementation
 from ctxspec.conformance.transport.named import InstallError, parse_named
 from ctxspec.reference.errors import InvalidInput
@@ -66,6 +66,12 @@ class TestInstall:
             (tool_output.tool_output, {"content": 3}, "content"),
             (tool_output.tool_output, {"content": "x", "limit": -1}, "limit"),
             (tool_output.tool_output, {"content": "x", "limit": 4000.5}, "limit"),
+            (sessions.resume, {"messages": [], "prompt": "p", "reply": "r"}, "messages"),
+            (
+                sessions.resume,
+                {"messages": [{"role": "user", "text": "u"}], "prompt": "", "reply": "r"},
+                "prompt",
+            ),
         ],
     )
     def test_bad_input_is_named_before_claude_code_runs(
@@ -99,7 +105,11 @@ class TestClaudeCode:
             "version": VERSION,
             "language": "typescript",
         }
-        assert set(impl.hello["ops"]) == {"agent.instructions", "agent.tool_output"}
+        assert set(impl.hello["ops"]) == {
+            "agent.instructions",
+            "agent.tool_output",
+            "agent.resume",
+        }
 
     @pytest.mark.parametrize("limit", [0, 3_999, 128_001])
     def test_a_limit_the_setting_clamps_is_unsupported(
@@ -162,3 +172,21 @@ class TestClaudeCode:
         undecided = _result(impl, "agent.instructions", {**args, "trust": None})["text"]
         assert "\n\nGLOBAL\n" in undecided
         assert undecided.endswith("\n\nROOT")
+
+    def test_a_fork_carries_the_history_and_the_original_stays(self, impl: Implementation) -> None:
+        """A tool call in the history comes back as its result; the fork's answer does not
+        reach the original."""
+        history = [
+            {"role": "user", "text": "look at notes"},
+            {"role": "assistant", "text": "reading", "toolCall": True},
+            {"role": "tool", "text": "NOTE 1"},
+            {"role": "assistant", "text": "one note"},
+        ]
+        args = {"messages": history, "prompt": "again", "reply": "FORKED", "fork": True}
+        result = _result(impl, "agent.resume", args)
+        for carried in (result["messages"], result["original"]):
+            texts = [(m["role"], m["text"]) for m in carried]
+            assert ("user", "look at notes") in texts
+            assert ("tool", "NOTE 1") in texts
+            assert texts[-1] == ("user", "again")
+            assert ("assistant", "FORKED") not in texts
