@@ -198,7 +198,7 @@ def resume(args: Args) -> dict[str, Any]:
             try:
                 session = None
                 for turn in turns:
-                    options = [] if session is None else ["--resume", session]
+                    options: list[str] = [] if session is None else ["--resume", session]
                     ran = claude_run(model, turn.prompt, cwd=work, home=home, options=options)
                     session = str(ran.get("session_id") or "")
                     if not session:
