@@ -31,6 +31,7 @@ HARNESS: Final = NpmHarness(
     required=(BINARY,),
     platform=("linux", "x86_64"),
     paths={"CTXSPEC_CLAUDE": BINARY},
+    timeout=120.0,  # agent.resume runs it once per user message, then twice (1 to 3 s each)
 )
 ADAPTER: Final = HARNESS.adapter_path
 install: Final = HARNESS.install
