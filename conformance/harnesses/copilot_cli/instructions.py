@@ -10,12 +10,13 @@ path; the answer is the system message from the first such block to the end of t
 one, as sent, with the temp root taken out. No block answers `""`.
 
 - `budget`: Copilot CLI has no instruction budget setting: unsupported unless null.
-- `trust`: written where Copilot keeps the folders a user trusted for future sessions,
-  the `trusted_folders` array of `~/.copilot/config.json` (docs.github.com, "Configure
-  GitHub Copilot CLI": "Editing trusted directories"), cwd added to the tree's own file if
-  it has one. `untrusted` writes nothing: the docs describe only that list of trusted
-  folders, no record of a refusal; a folder absent from it is untrusted. Null: nothing
-  written.
+- `trust`: written where Copilot keeps the folders a user trusted for future sessions:
+  cwd added to the `trustedFolders` array of `~/.copilot/config.json`, as 1.0.102 writes
+  it when "Yes, and remember this folder for future sessions" is chosen in its dialog
+  (driven through a pseudo-terminal; the docs, "Configure GitHub Copilot CLI", name the
+  array `trusted_folders`, which 1.0.102 reads too), over the tree's own file if it has
+  one. `untrusted` writes nothing: Copilot records no refusal (its dialog's "No" ends the
+  session); a folder absent from the list is untrusted. Null: nothing written.
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsu
 from ctxspec.conformance.harnesses.kit.model_script import Request, Text, Turn, Usage
 from ctxspec.conformance.harnesses.kit.tree import laid_out, real_path, virtualize
 
-__all__ = ["CLOSE", "OPEN", "instructions"]
+__all__ = ["CLOSE", "OPEN", "TRUSTED", "instructions"]
 
 OPEN: Final = "<custom_instruction>"
 CLOSE: Final = "</custom_instruction>"
 _PROMPT: Final = "ctxspec"
+TRUSTED: Final = "trustedFolders"  # config.json's key, as Copilot 1.0.102 writes it
 
 
 def _reply(_request: Request) -> Turn:
@@ -80,7 +82,7 @@ def system_text(body: object) -> str:
 
 
 def _record_trust(home: Path, folder: Path) -> None:
-    """Add `folder` to `trusted_folders` in `~/.copilot/config.json` (a file that is no JSON
+    """Add `folder` to `trustedFolders` in `~/.copilot/config.json` (a file that is no JSON
     object, its `//` comment lines aside: unsupported, its bytes are the tree's)."""
     path = home / ".copilot" / "config.json"
     try:
@@ -91,9 +93,9 @@ def _record_trust(home: Path, folder: Path) -> None:
         before = None
     if not isinstance(before, dict):
         raise Unsupported(f"{path.name} of the tree is no JSON object: a decision is not added")
-    trusted = before.get("trusted_folders")
+    trusted = before.get(TRUSTED)
     trusted = list(trusted) if isinstance(trusted, list) else []
-    before["trusted_folders"] = [*trusted, str(folder)]
+    before[TRUSTED] = [*trusted, str(folder)]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(before, indent=2) + "\n")
 

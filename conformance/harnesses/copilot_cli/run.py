@@ -37,7 +37,7 @@ from ctxspec.conformance.harnesses.kit.model import ModelServer
 from ctxspec.conformance.harnesses.kit.model_script import Script
 from ctxspec.conformance.harnesses.kit.model_wire import CHAT
 
-__all__ = ["MODEL", "CopilotFailed", "copilot", "message_text", "scripted", "utf8"]
+__all__ = ["MODEL", "CopilotFailed", "copilot", "message_text", "run_env", "scripted", "utf8"]
 
 MODEL: Final = "gpt-4.1"
 _DEAD_PROXY: Final = "http://127.0.0.1:9"  # the discard port: nothing listens on it
@@ -75,7 +75,8 @@ def _timeout() -> float:
         return 60.0
 
 
-def _env(home: Path, tmp: Path, model: ModelServer, extra: Mapping[str, str]) -> dict[str, str]:
+def run_env(home: Path, tmp: Path, model: ModelServer, extra: Mapping[str, str]) -> dict[str, str]:
+    """The environment of a run (the module doc), `extra` on top."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
@@ -121,7 +122,7 @@ def copilot(
     process = subprocess.Popen(
         argv,
         cwd=cwd,
-        env=_env(home, tmp, model, env or {}),
+        env=run_env(home, tmp, model, env or {}),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -13,7 +13,10 @@ here the run's `TMPDIR`, inside the request's temp dir: `<ms>-copilot-tool-outpu
 and the model gets `Output too large to read at once (<size>). Saved to: <file>`, a hint,
 and `Preview (first 500 chars):` with the first 500 UTF-16 units. Copilot deletes the file
 when it exits, so `saved` is read while the run is still waiting for the model's answer to
-that request (the scripted model reads it before answering).
+that request (the scripted model reads it before answering). The file's name holds the
+time, Copilot's process id and a random id; the answer names it
+`<ms>-copilot-tool-output-<id>.txt` (`SAVED_NAME`), so an answer is the same on every run
+(the process id's digits would change its length).
 
 - `limit`: `COPILOT_LARGE_OUTPUT_THRESHOLD_BYTES` (bytes), the variable the 1.0.102 runtime
   reads for this threshold (in the binary's native runtime; `copilot help environment`
@@ -41,7 +44,7 @@ from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsu
 from ctxspec.conformance.harnesses.kit.model_script import Request, Text, ToolCall, Turn, Usage
 from ctxspec.conformance.harnesses.kit.tree import virtualize
 
-__all__ = ["LIMIT_VARIABLE", "TOOL", "tool_output"]
+__all__ = ["LIMIT_VARIABLE", "SAVED_NAME", "TOOL", "tool_output"]
 
 TOOL: Final = "bash"  # Copilot CLI 1.0.102's shell tool, as its first request declares it
 LIMIT_VARIABLE: Final = "COPILOT_LARGE_OUTPUT_THRESHOLD_BYTES"
@@ -49,6 +52,8 @@ CALL_ID: Final = "call_ctxspec_1"
 _FILE: Final = "output.txt"
 _PROMPT: Final = "Show output.txt."
 _SAVED: Final = re.compile(r"Saved to: (\S+)")
+_NAME: Final = re.compile(r"(?<=/)\d+-copilot-tool-output-[0-9A-Za-z-]+\.txt(?=\s)")
+SAVED_NAME: Final = "<ms>-copilot-tool-output-<id>.txt"
 
 
 def _outputs(bodies: list[Any]) -> list[Any]:
@@ -118,7 +123,8 @@ def tool_output(args: Args) -> dict[str, str]:
                 f"Copilot CLI sent {len(outputs)} outputs of the scripted call, not one text: "
                 f"{str(outputs)[:300]}"
             )
-        answer = {"content": virtualize(message_text(outputs[0]), root)}
+        text = virtualize(message_text(outputs[0]), root)
+        answer = {"content": _NAME.sub(SAVED_NAME, str(text), count=1)}
         if script.saved is not None:
             answer["saved"] = script.saved.decode("utf-8", "replace")
         return answer

@@ -10,15 +10,20 @@ from __future__ import annotations
 import json
 import re
 import stat
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ctxspec.conformance.harnesses import copilot_cli
-from ctxspec.conformance.harnesses.copilot_cli import instructions, tool_output
+from ctxspec.conformance.harnesses.copilot_cli import dialog, instructions, tool_output
+from ctxspec.conformance.transport import confine
 from ctxspec.conformance.transport.base import Implementation
 from ctxspec.conformance.transport.named import InstallError, parse_named
+from ctxspec.conformance.transport.processes import run_dir
 from ctxspec.reference.errors import InvalidInput
 
 SPEC = "copilot-cli@1.0.102"  # the `impl` fixture (conftest.py) starts it
@@ -26,7 +31,7 @@ VERSION = "1.0.102"
 SHELL_LINE = "\n<shellId: 0 completed with exit code 0>"
 CUT = re.compile(
     r"Output too large to read at once \((?P<size>[^)]*)\)\. Saved to: "
-    r"/tmp/\d+-copilot-tool-output-[\w-]+\.txt\n"
+    r"/tmp/<ms>-copilot-tool-output-<id>\.txt\n"
     r"Consider using tools like grep [^\n]*\n\nPreview \(first (?P<n>\d+) chars\):\n"
     r"(?P<head>.*)",
     re.DOTALL,
@@ -142,11 +147,51 @@ class TestCopilot:
 
 
 class TestTrustRecord:
-    """How `trust: trusted` is written: the documented `trusted_folders` of config.json."""
+    """How `trust: trusted` is written: `trustedFolders` of config.json, as Copilot does."""
 
     def test_cwd_is_added_over_the_trees_own_config(self, tmp_path: Path) -> None:
         (tmp_path / ".copilot").mkdir()
         (tmp_path / ".copilot" / "config.json").write_text('// managed\n{"a": 1}\n')
         instructions._record_trust(tmp_path, Path("/w/p"))
         written = json.loads((tmp_path / ".copilot" / "config.json").read_text())
-        assert written == {"a": 1, "trusted_folders": ["/w/p"]}
+        assert written == {"a": 1, "trustedFolders": ["/w/p"]}
+
+
+def _dialog(answer: str, tmp_path: Path) -> tuple[dict[str, Any], list[str]]:
+    """`dialog.trust_dialog(answer)` run confined (`transport/confine.py`), as every run of
+    an agent is: its report, and what it left outside its folders."""
+    launch = copilot_cli.install(VERSION, quiet=True)
+    confinement = confine.Confinement(SPEC, tempfile.mkdtemp(dir=run_dir()))
+    env = confinement.env(launch.env)
+    argv = [sys.executable, "-m", dialog.__name__, answer]
+    done = subprocess.run(
+        confinement.argv(argv, env), env=env, capture_output=True, timeout=180, check=False
+    )
+    left = confinement.finish()
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    return json.loads(done.stdout.decode().strip().splitlines()[-1]), left
+
+
+@pytest.mark.slow
+class TestTrustDialog:
+    """The interactive trusted-folders dialog, through a pseudo-terminal: nothing of the
+    project (its hooks, its AGENTS.md, a model request) before a yes."""
+
+    def test_no_ends_the_session_and_nothing_ran(self, tmp_path: Path) -> None:
+        report, left = _dialog("no", tmp_path)
+        assert report["dialog"] is True
+        assert report["before"] == {"hooks": [], "requests": 0}
+        assert report["ended"] is True
+        assert report["after"] == {"hooks": [], "requests": 0, "project_instructions": False}
+        assert report["trusted_folders"] == []
+        assert left == []
+
+    def test_remember_runs_the_hooks_after_the_yes_and_records_the_folder(
+        self, tmp_path: Path
+    ) -> None:
+        report, _left = _dialog("remember", tmp_path)
+        assert report["before"] == {"hooks": [], "requests": 0}
+        assert report["ended"] is False
+        assert report["after"]["hooks"] == ["sessionStart", "userPromptSubmitted"]
+        assert report["after"]["project_instructions"] is True
+        assert report["trusted_folders"] == ["proj"]
