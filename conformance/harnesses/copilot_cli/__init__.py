@@ -10,8 +10,10 @@ installed into ctxspec's cache on first use from the committed
 integrity hashes) with `npm ci --ignore-scripts`; then the binary unpacks its archive
 once into the install itself (`after`: `COPILOT_SEA_EXTRACT_ONLY=1` with
 `COPILOT_PKG_CACHE_HOME=<install>/copilot-cache`, the binary's own switches for this),
-and those files are made read-only. Every run is given that one package cache
-(`COPILOT_PKG_CACHE_HOME`), so no run unpacks again. Nothing is fetched afterwards.
+and those files are made read-only (not its folders: each run marks its use with
+`inuse.<pid>.lock` and `.hold` files there, removed when it exits; a killed run leaves
+them). Every run is given that one package cache (`COPILOT_PKG_CACHE_HOME`), so no run
+unpacks again. Nothing is fetched afterwards.
 
 The adapter (`adapter.py`, run by ctxspec's own Python through `pyrun.py`) starts the
 binary once per request, BYOK and offline (`run.py`).
