@@ -66,6 +66,20 @@ class TestInstall:
         with pytest.raises(InstallError, match=VERSION):
             copilot_cli.install("1.0.101", quiet=True)
 
+    def test_an_install_without_its_unpacked_package_is_damaged(self, tmp_path: Path) -> None:
+        """The stamped install's check: no unpacked package (or an unfinished unpack) is a
+        problem, so the cache rebuilds it."""
+        platform = tmp_path.joinpath(*copilot_cli.BINARY).parent
+        platform.mkdir(parents=True)
+        (platform / "package.json").write_text(json.dumps({"version": VERSION}))
+        check = copilot_cli.HARNESS.check
+        assert check is not None
+        assert "unpacked package" in (check(tmp_path) or "")
+        copilot_cli.unpacked(tmp_path).mkdir(parents=True)
+        assert "unpacked package" in (check(tmp_path) or "")
+        (copilot_cli.unpacked(tmp_path) / ".extraction-complete").touch()
+        assert check(tmp_path) is None
+
     @pytest.mark.parametrize(
         ("handler", "args", "field"),
         [
