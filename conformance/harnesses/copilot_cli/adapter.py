@@ -17,9 +17,13 @@ hard deadline: `run.py`):
     agent.tool_output   one run whose scripted model calls `bash` once; the answer is the
                         tool message of that call in the next request, and the file it
                         saved the output to (tool_output.py)
+    agent.resume        the history replayed turn by turn (--session-id, then --resume),
+                        then resumed with the prompt; the conversation of that request
+                        (sessions.py)
 
 Not listed: agent.compaction and agent.summary (not driven). Shapes not driven are
-answered `unsupported`: `tool: read`, a `budget`, a recorded `trust` decision.
+answered `unsupported`: `tool: read`, a `budget`, a fork (none documented), tool calls in a
+replayed history.
 """
 
 from __future__ import annotations
@@ -30,11 +34,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from ctxspec.conformance.harnesses.copilot_cli.instructions import instructions
+from ctxspec.conformance.harnesses.copilot_cli.sessions import resume
 from ctxspec.conformance.harnesses.copilot_cli.tool_output import tool_output
 from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
 
 HANDLERS: Final[dict[str, Handler]] = {
     "agent.instructions": instructions,
+    "agent.resume": resume,
     "agent.tool_output": tool_output,
 }
 

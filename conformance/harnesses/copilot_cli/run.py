@@ -28,7 +28,7 @@ import os
 import re
 import signal
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import Any, Final
@@ -109,15 +109,16 @@ def copilot(
     home: Path,
     tmp: Path,
     env: Mapping[str, str] | None = None,
+    options: Sequence[str] = (),
 ) -> str:
-    """Run `copilot -p <prompt> --allow-all-tools` against `model` (serving), `env` on top
-    of the module doc's; its stdout."""
+    """Run `copilot -p <prompt> --allow-all-tools` (and `options`) against `model`
+    (serving), `env` on top of the module doc's; its stdout."""
     binary = os.environ.get("CTXSPEC_COPILOT")
     if not binary:
         raise CopilotFailed("CTXSPEC_COPILOT is not set (start it by --impl copilot-cli)")
     home.mkdir(parents=True, exist_ok=True)
     tmp.mkdir(parents=True, exist_ok=True)
-    argv = [binary, "-p", prompt, "--allow-all-tools", "--no-auto-update"]
+    argv = [binary, "-p", prompt, "--allow-all-tools", "--no-auto-update", *options]
     limit = _timeout()
     process = subprocess.Popen(
         argv,

@@ -110,7 +110,7 @@ class TestCopilot:
             "version": VERSION,
             "language": "typescript",
         }
-        assert set(impl.hello["ops"]) == {"agent.instructions", "agent.tool_output"}
+        assert set(impl.hello["ops"]) == {"agent.instructions", "agent.resume", "agent.tool_output"}
 
     def test_one_unpacked_package_read_only(self) -> None:
         """The install holds the binary's package, unpacked once, its files read-only."""
@@ -141,6 +141,31 @@ class TestCopilot:
         assert kept == {"content": "a" * 960 + SHELL_LINE}
         cut = _result(impl, "agent.tool_output", {"content": "a" * 1001, "limit": 1000})
         assert cut["content"].startswith("Output too large to read at once (1001 bytes)")
+
+    def test_a_resumed_session_carries_its_history(self, impl: Implementation) -> None:
+        """--session-id, then --resume twice: the last request carries every turn, each
+        user text after Copilot's own datetime block (given as a message of its own)."""
+        history = [
+            {"role": "user", "text": "first \U0001f600\r\n\tq"},
+            {"role": "assistant", "text": "one"},
+            {"role": "user", "text": "second"},
+            {"role": "assistant", "text": "two"},
+        ]
+        args = {"messages": history, "prompt": "third", "reply": "three"}
+        carried = _result(impl, "agent.resume", args)["messages"]
+        stamps = [m for m in carried if re.fullmatch(r"<current_datetime>[^<]*</current_datetime>",
+                                                     m["text"])]  # fmt: skip
+        assert [m for m in carried if m not in stamps] == [
+            *history,
+            {"role": "user", "text": "third"},
+        ]
+        assert len(stamps) == 3
+
+    def test_a_fork_is_unsupported(self, impl: Implementation) -> None:
+        args = {"messages": [{"role": "user", "text": "a"}, {"role": "assistant", "text": "b"}],
+                "prompt": "c", "reply": "d", "fork": True}  # fmt: skip
+        reply = impl.call("agent.resume", args)
+        assert reply.error is not None and reply.error.type == "unsupported"
 
     def test_instructions_root_then_cwd_then_the_middle(self, impl: Implementation) -> None:
         tree = {
