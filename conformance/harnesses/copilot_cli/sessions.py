@@ -84,7 +84,8 @@ class _Script:
     """Each request answered with the next of `answers`; every request's body kept."""
 
     def __init__(self, answers: list[str]) -> None:
-        self.answers, self.bodies = list(answers), []
+        self.answers = list(answers)
+        self.bodies: list[Any] = []
 
     def __call__(self, request: Request) -> Turn | None:
         self.bodies.append(request.body)
