@@ -111,6 +111,7 @@ HARNESS: Final = NpmHarness(
     check=_unpack_missing,
     platform=("linux", "x86_64"),
     paths={"CTXSPEC_COPILOT": BINARY, "CTXSPEC_COPILOT_PKG_CACHE": PKG_CACHE},
+    timeout=180.0,  # agent.resume runs the CLI once per turn of the history and once more
 )
 ADAPTER: Final = HARNESS.adapter_path
 install: Final = HARNESS.install
