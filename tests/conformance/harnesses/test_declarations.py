@@ -34,11 +34,11 @@ class TestTheFamilyMap:
         assert dict(FAMILIES) == {d.family: d.entry for d in DECLARED}
 
     def test_every_family_of_the_shipped_runs_is_declared(self) -> None:
-        """The ten families the expectations files name (codex, cline, opencode, qwen-code and
-        claude-code among them)."""
+        """The eleven families the expectations files name (codex, cline, opencode,
+        qwen-code, claude-code and copilot-cli among them)."""
         assert set(FAMILIES) == {
             "pi", "oh-my-pi", "gemini-cli", "cline", "codex", "opencode", "qwen-code",
-            "claude-code", "pi-agents-py", "pi-agent-harness-lc",
+            "claude-code", "copilot-cli", "pi-agents-py", "pi-agent-harness-lc",
         }  # fmt: skip
 
     def test_each_declaration_is_one_kind(self) -> None:
