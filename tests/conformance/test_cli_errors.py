@@ -21,6 +21,7 @@ import pytest
 from ctxspec import conformance
 from ctxspec.conformance import cli_args
 from ctxspec.conformance.corpus.cases import load_cases
+from ctxspec.conformance.transport.named import FAMILIES
 
 SCRIPT = Path(sys.executable).parent / "ctxspec"
 CTXSPEC = [str(SCRIPT)] if SCRIPT.is_file() else [sys.executable, "-m", "ctxspec"]
@@ -108,7 +109,7 @@ BAD = [
         "unknown family",
         ["conform", "--impl", "nosuchfamily@1.0"],
         "--impl",
-        "families: cline, codex, gemini-cli, oh-my-pi, pi, pi-agent-harness-lc, pi-agents-py",
+        f"families: {', '.join(sorted(FAMILIES))}",
     ),
     ("family with a bad version", ["conform", "--impl", "pi@x"], "--impl", "pi@MAJOR.MINOR"),
     ("empty --impl", ["conform", "--impl", " "], "--impl", "reference, fastengine, NAME@VERSION"),
@@ -156,7 +157,7 @@ BAD = [
         "impl install",
         ["impl", "install", "nosuchfamily@1.0"],
         "name",
-        "(cline, codex, gemini-cli, oh-my-pi,",
+        f"({', '.join(sorted(FAMILIES))}",
     ),
 ]
 

@@ -121,4 +121,4 @@ def resume(args: Args) -> dict[str, Any]:
             raise RuntimeError(
                 f"Copilot CLI made {len(script.bodies)} requests, not {len(pairs) + 1}"
             )
-        return {"messages": virtualize(_conversation(script.bodies[-1]), root)}
+        return {"messages": virtualize(_conversation(script.bodies[-1]), root), "original": None}

@@ -66,16 +66,15 @@ def _kept(path: str, wanted: list[Message], carried: Any, check: str) -> list[Di
 def resume_keeps_history(terms: Terms, args: Mapping[str, Any], result: Any) -> list[Difference]:
     """The resumed (or forked) session's next request carries the whole history, in order,
     then the prompt."""
-    return _kept("$.messages", _conversation(args), result.get("messages"),
-                 "resume-keeps-history")  # fmt: skip
+    return _kept("$.messages", _conversation(args), result["messages"], "resume-keeps-history")
 
 
 def fork_leaves_original(terms: Terms, args: Mapping[str, Any], result: Any) -> list[Difference]:
     """After a fork took its turn, the original session continues from its own history:
     all of it, and nothing of the fork's turn (its answer)."""
+    original = result["original"]
     if not args.get("fork"):
         return []
-    original = result.get("original")
     found = _kept("$.original", _conversation(args), original, "fork-leaves-original")
     if found:
         return found

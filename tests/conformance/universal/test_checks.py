@@ -188,7 +188,7 @@ CARRIED = [*HISTORY, {"role": "user", "text": "c"}]
 def test_a_resumed_history_with_extra_messages_keeps_it(profile: Profile) -> None:
     """The agent may add its own messages; the history is an ordered subsequence."""
     reminder = {"role": "user", "text": "<reminder>"}
-    result = {"messages": [reminder, *CARRIED[:2], reminder, CARRIED[2]]}
+    result = {"messages": [reminder, *CARRIED[:2], reminder, CARRIED[2]], "original": None}
     assert judge(profile, "agent.resume", RESUME, result) == []
 
 
@@ -205,7 +205,7 @@ def test_a_resumed_history_with_extra_messages_keeps_it(profile: Profile) -> Non
 def test_a_resumed_history_lost_breaks_resume_keeps_history(
     profile: Profile, carried: list[dict[str, str]], missing: str
 ) -> None:
-    (found,) = judge(profile, "agent.resume", RESUME, {"messages": carried})
+    (found,) = judge(profile, "agent.resume", RESUME, {"messages": carried, "original": None})
     assert found.check == "resume-keeps-history"
     assert missing in found.actual
 
@@ -224,7 +224,12 @@ def test_a_fork_the_profile_does_not_declare_is_not_declared(profile: Profile) -
     data = {**PROFILE, "sessions": {"resume": True, "fork": False, "source": "test"}}
     linear = Profile("linear", data, "linear.yaml")
     with pytest.raises(NotDeclared, match=r"sessions\.fork"):
-        judge(linear, "agent.resume", {**RESUME, "fork": True}, {"messages": CARRIED})
+        judge(
+            linear,
+            "agent.resume",
+            {**RESUME, "fork": True},
+            {"messages": CARRIED, "original": None},
+        )
 
 
 def test_units_count_as_declared() -> None:
