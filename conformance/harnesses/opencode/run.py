@@ -19,8 +19,9 @@ alone, which opencode takes as it is: an argument holding a space comes quoted) 
   check, language-server downloads and session sharing off);
 - every HTTP proxy variable pointed at a closed loopback port, loopback excepted, so a
   request to any other host fails at once instead of leaving;
-- stdin closed (or holding the given bytes), a hard deadline (`CTXSPEC_OPENCODE_TIMEOUT` seconds, default 60; a run
-  takes about 6 s), after which its whole process group is killed.
+- stdin closed (or holding the given bytes), a hard deadline (`CTXSPEC_OPENCODE_TIMEOUT`
+  seconds, default 60; a run takes about 6 s), after which its whole process group is
+  killed.
 
 Standard library only: it runs in the adapter's process (`pyrun.py`).
 """
