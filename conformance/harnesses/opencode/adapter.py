@@ -15,9 +15,15 @@ closed loopback port, a hard deadline: `run.py`):
                         tree, from its first `Instructions from:` block (instructions.py)
     agent.tool_output   the scripted model calls the bash tool once (`cat output.txt`); the
                         answer is the call's result in the next request (tool_output.py)
+    agent.compaction    the history replayed turn by turn (`-s <session>`, prompts on stdin),
+                        the usage on the last answer; whether the next request follows a
+                        summary request, and what it keeps verbatim (compaction.py)
+    agent.summary       the same replay, the summary request answered with the given summary
+                        (`finish_reason: length` when cut); whether the next request carries
+                        it (compaction.py)
 
-Every run starts with opencode's title request (no tools), which the script answers with
-a title. Compaction and the summary are not driven (not listed in `hello`).
+A session's first run starts with opencode's title request (no tools), which the script
+answers with a title.
 """
 
 from __future__ import annotations
@@ -27,10 +33,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
+from ctxspec.conformance.harnesses.opencode.compaction import compaction, summary
 from ctxspec.conformance.harnesses.opencode.instructions import instructions
 from ctxspec.conformance.harnesses.opencode.tool_output import tool_output
 
 HANDLERS: Final[dict[str, Handler]] = {
+    "agent.compaction": compaction,
+    "agent.summary": summary,
     "agent.instructions": instructions,
     "agent.tool_output": tool_output,
 }

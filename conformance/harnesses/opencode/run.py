@@ -3,7 +3,8 @@
 `opencode_run(model, prompt, cwd=..., home=..., config=...)` starts the platform binary
 (`opencode-linux-x64/bin/opencode`; the `opencode-ai` package's `bin/opencode.exe` is a
 placeholder its postinstall script replaces, and scripts are not run) as
-`opencode run --auto <prompt>` in `cwd` with:
+`opencode run --auto [options] <prompt>` in `cwd` (a prompt of None is given on stdin
+alone, which opencode takes as it is: an argument holding a space comes quoted) with:
 
 - `HOME` = `home`, so its config (`~/.config/opencode`), data (`~/.local/share/opencode`:
   sessions, saved tool outputs) and the global instruction files are the request's; nothing
@@ -18,8 +19,9 @@ placeholder its postinstall script replaces, and scripts are not run) as
   check, language-server downloads and session sharing off);
 - every HTTP proxy variable pointed at a closed loopback port, loopback excepted, so a
   request to any other host fails at once instead of leaving;
-- stdin closed, a hard deadline (`CTXSPEC_OPENCODE_TIMEOUT` seconds, default 60; a run
-  takes about 6 s), after which its whole process group is killed.
+- stdin closed (or holding the given bytes), a hard deadline (`CTXSPEC_OPENCODE_TIMEOUT`
+  seconds, default 60; a run takes about 6 s), after which its whole process group is
+  killed.
 
 Standard library only: it runs in the adapter's process (`pyrun.py`).
 """
@@ -30,7 +32,7 @@ import json
 import os
 import signal
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import Any, Final
@@ -130,15 +132,20 @@ def _env(home: Path, config: str) -> dict[str, str]:
 
 def opencode_run(
     model: ModelServer,
-    prompt: str,
+    prompt: str | None,
     *,
     cwd: Path,
     home: Path,
     context: int = 256_000,
     output: int = 4_000,
     config: Mapping[str, Any] | None = None,
+    options: Sequence[str] = (),
+    stdin: bytes | None = None,
 ) -> bytes:
-    """`opencode run --auto <prompt>` against `model` (serving); its stdout."""
+    """`opencode run --auto [options] <prompt>` against `model` (serving); its stdout.
+
+    `stdin`: bytes on its standard input (else closed); a prompt of None is not given as an
+    argument, so opencode takes the message from stdin alone."""
     binary = os.environ.get("CTXSPEC_OPENCODE")
     if not binary:
         raise OpencodeFailed("CTXSPEC_OPENCODE is not set (start it by --impl opencode)")
@@ -146,16 +153,16 @@ def opencode_run(
     env = _env(home, _config(model, context, output, config or {}))
     limit = _timeout()
     process = subprocess.Popen(
-        [binary, "run", "--auto", prompt],
+        [binary, "run", "--auto", *options, *([] if prompt is None else [prompt])],
         cwd=cwd,
         env=env,
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
     try:
-        stdout, stderr = process.communicate(timeout=limit)
+        stdout, stderr = process.communicate(stdin, timeout=limit)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         stdout, stderr = process.communicate()

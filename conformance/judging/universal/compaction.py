@@ -29,7 +29,7 @@ def _threshold(terms: Terms, window: float) -> float:
 
 def _over(terms: Terms, tokens: float, threshold: float) -> bool:
     trigger = terms["trigger"]
-    if "reserve" in trigger or trigger.get("strict"):
+    if trigger.get("strict", "reserve" in trigger):  # a reserve is strict unless declared not
         return tokens > threshold
     return tokens >= threshold
 

@@ -274,6 +274,17 @@ def test_a_reported_usage_overrides_the_estimate_when_declared(
     assert expected_compact(terms, {**args, "usage": None}) is True
 
 
+@pytest.mark.parametrize(("strict", "at_threshold"), [(None, False), (True, False), (False, True)])
+def test_a_reserve_is_strict_unless_declared_not(strict: bool | None, at_threshold: bool) -> None:
+    trigger: dict[str, object] = {"from": ["usage"], "reserve": 100}
+    if strict is not None:
+        trigger["strict"] = strict
+    args = {"window": 1000, "messages": [{"role": "user", "text": "x"}]}
+    assert expected_compact({"trigger": trigger}, {**args, "usage": 900}) is at_threshold
+    assert expected_compact({"trigger": trigger}, {**args, "usage": 899}) is False
+    assert expected_compact({"trigger": trigger}, {**args, "usage": 901}) is True
+
+
 def test_an_envelope_around_every_result_is_read_through(profile: Profile) -> None:
     terms = {**HEAD_TAIL, "envelope": r"Exit: \d+\nOutput:\n(?P<body>.*)", "limit": 60}
     enveloped = Profile("e", {**profile.data, "tool_output": {"shell": terms}}, "test")
