@@ -74,9 +74,25 @@ def tests(session: nox.Session) -> None:
     session.run("pytest", "-n", "auto", "-m", "not dist", *session.posargs)
 
 
+# What a `conform` session leaves out, by implementation: a pytest `-k` expression and why.
+# `ctxspec conform --impl NAME` runs everything; docs/agents.md gives the full verdict.
+LEFT_OUT = {
+    "opencode@1.18.33": (
+        "not test_agent_compaction_trigger",
+        "each of the property's 60 examples replays a session through opencode, one 5 to 8 s "
+        "run a turn: 27 minutes on its own",
+    ),
+}
+
+
 def _conform(session: nox.Session, impl: str, suffix: str = "") -> None:
     install(session)  # ctxspec's own dependencies run the suite; the test group is not needed
     out = f"results/{impl.replace('@', '-')}{suffix}"
+    left_out: list[str] = []
+    if impl in LEFT_OUT:
+        expression, why = LEFT_OUT[impl]
+        session.log(f"left out of this session ({expression}): {why}")
+        left_out = ["--", "-k", expression]
     session.run(
         "ctxspec",
         "conform",
@@ -91,6 +107,7 @@ def _conform(session: nox.Session, impl: str, suffix: str = "") -> None:
         "--md",
         f"{out}.md",
         *session.posargs,
+        *left_out,
     )
 
 

@@ -34,6 +34,7 @@ HARNESS: Final = NpmHarness(
     required=(BINARY,),
     platform=("linux", "x86_64"),
     paths={"CTXSPEC_OPENCODE": BINARY},
+    timeout=240.0,  # agent.compaction replays a history: one run (5 to 8 s) per user message
 )
 ADAPTER: Final = HARNESS.adapter_path
 install: Final = HARNESS.install
