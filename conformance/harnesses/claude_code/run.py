@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from ctxspec.conformance.harnesses.kit.cli import DeadlinePassed, deadline, run_cli, stderr_tail
 from ctxspec.conformance.harnesses.kit.model import ModelServer
 from ctxspec.conformance.harnesses.kit.model_script import Script
 from ctxspec.conformance.harnesses.kit.model_wire import MESSAGES
@@ -106,10 +107,7 @@ def message_text(content: Any) -> str:
 
 
 def _timeout() -> float:
-    try:
-        return float(os.environ.get("CTXSPEC_CLAUDE_TIMEOUT", "60"))
-    except ValueError:
-        return 60.0
+    return deadline("CTXSPEC_CLAUDE_TIMEOUT", 60.0)
 
 
 def _env(model: ModelServer, home: Path) -> dict[str, str]:
@@ -149,43 +147,20 @@ def claude_run(
     if settings:
         command += ["--settings", json.dumps(dict(settings))]
     command += list(options)
-    limit = _timeout()
-    process = subprocess.Popen(
-        command,
-        cwd=cwd,
-        env=_env(model, home),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
     try:
-        stdout, stderr = process.communicate(timeout=limit)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        stdout, stderr = process.communicate()
-        raise ClaudeFailed(
-            f"claude -p ran past its {limit:g} s deadline: {_tail(stderr)}"
-        ) from None
-    finally:
-        with suppress(ProcessLookupError):  # what it left running (a tool's shell) goes too
-            os.killpg(process.pid, signal.SIGKILL)
-        if process.poll() is None:
-            process.wait()
+        done = run_cli(command, cwd=cwd, env=_env(model, home), limit=_timeout())
+    except DeadlinePassed as passed:
+        raise ClaudeFailed(f"claude -p {passed}: {stderr_tail(passed.stderr)}") from None
+    stdout, stderr = done.stdout, done.stderr
     model.check()  # an unscripted request names itself first
     try:
         result = json.loads(stdout)
     except ValueError:
         result = None
-    if process.returncode != 0 or not isinstance(result, dict) or result.get("is_error"):
-        shown = stdout.decode("utf-8", "replace")[-600:] or _tail(stderr)
-        raise ClaudeFailed(f"claude -p exited with status {process.returncode}: {shown}")
+    if done.returncode != 0 or not isinstance(result, dict) or result.get("is_error"):
+        shown = stdout.decode("utf-8", "replace")[-600:] or stderr_tail(stderr)
+        raise ClaudeFailed(f"claude -p exited with status {done.returncode}: {shown}")
     return result
-
-
-def _tail(stderr: bytes) -> str:
-    lines = stderr.decode("utf-8", "replace").splitlines()
-    return "\n".join(lines[-12:]) or "(nothing on stderr)"
 
 
 # The workspace trust dialog, driven in a pseudo-terminal

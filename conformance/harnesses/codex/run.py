@@ -34,13 +34,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
-import subprocess
 from collections.abc import Sequence
-from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+from ctxspec.conformance.harnesses.kit.cli import DeadlinePassed, deadline, run_cli
 
 __all__ = [
     "OFFLINE",
@@ -77,13 +76,6 @@ class CodexFailed(RuntimeError):
 class Ran:
     stdout: bytes
     stderr: str
-
-
-def _timeout() -> float:
-    try:
-        return float(os.environ.get("CTXSPEC_CODEX_TIMEOUT", "20"))
-    except ValueError:
-        return 20.0
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -148,35 +140,19 @@ def codex(
         raise CodexFailed("CTXSPEC_NODE and CTXSPEC_CODEX are not set (start it by --impl codex)")
     overrides = [part for item in (*OFFLINE, *config) for part in ("-c", item)]
     argv = [node, launcher, *command, *overrides, *args]
-    limit = _timeout() if timeout is None else timeout
-    process = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        env={**_env(home), **(env or {})},
-        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    limit = deadline("CTXSPEC_CODEX_TIMEOUT", 20.0) if timeout is None else timeout
     try:
-        stdout, stderr = process.communicate(stdin, timeout=limit)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        stdout, stderr = process.communicate()
+        done = run_cli(argv, cwd=cwd, env={**_env(home), **(env or {})}, stdin=stdin, limit=limit)
+    except DeadlinePassed as passed:
         raise CodexFailed(
-            f"codex {' '.join(command)} ran past its {limit:g} s deadline: {_tail(stderr, stdout)}"
+            f"codex {' '.join(command)} {passed}: {_tail(passed.stderr, passed.stdout)}"
         ) from None
-    finally:
-        with suppress(ProcessLookupError):  # what it left running (a tool's shell) goes too
-            os.killpg(process.pid, signal.SIGKILL)
-        if process.poll() is None:
-            process.wait()
-    if process.returncode != 0:
+    if done.returncode != 0:
         raise CodexFailed(
-            f"codex {' '.join(command)} exited with status {process.returncode}: "
-            f"{_tail(stderr, stdout)}"
+            f"codex {' '.join(command)} exited with status {done.returncode}: "
+            f"{_tail(done.stderr, done.stdout)}"
         )
-    return Ran(stdout, stderr.decode("utf-8", "replace"))
+    return Ran(done.stdout, done.stderr.decode("utf-8", "replace"))
 
 
 def _tail(stderr: bytes, stdout: bytes) -> str:

@@ -26,13 +26,11 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import subprocess
 from collections.abc import Mapping, Sequence
-from contextlib import suppress
 from pathlib import Path
 from typing import Any, Final
 
+from ctxspec.conformance.harnesses.kit.cli import DeadlinePassed, deadline, run_cli, stderr_tail
 from ctxspec.conformance.harnesses.kit.model import ModelServer
 from ctxspec.conformance.harnesses.kit.model_script import Script
 from ctxspec.conformance.harnesses.kit.model_wire import CHAT
@@ -66,13 +64,6 @@ def message_text(content: Any) -> str:
     if isinstance(content, list):
         return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
     return ""
-
-
-def _timeout() -> float:
-    try:
-        return float(os.environ.get("CTXSPEC_COPILOT_TIMEOUT", "60"))
-    except ValueError:
-        return 60.0
 
 
 def run_env(home: Path, tmp: Path, model: ModelServer, extra: Mapping[str, str]) -> dict[str, str]:
@@ -119,33 +110,14 @@ def copilot(
     home.mkdir(parents=True, exist_ok=True)
     tmp.mkdir(parents=True, exist_ok=True)
     argv = [binary, "-p", prompt, "--allow-all-tools", "--no-auto-update", *options]
-    limit = _timeout()
-    process = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        env=run_env(home, tmp, model, env or {}),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    limit = deadline("CTXSPEC_COPILOT_TIMEOUT", 60.0)
     try:
-        stdout, stderr = process.communicate(timeout=limit)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        stdout, stderr = process.communicate()
-        raise CopilotFailed(f"copilot ran past its {limit:g} s deadline: {_tail(stderr)}") from None
-    finally:
-        with suppress(ProcessLookupError):  # what it left running (a tool's shell) goes too
-            os.killpg(process.pid, signal.SIGKILL)
-        if process.poll() is None:
-            process.wait()
+        done = run_cli(argv, cwd=cwd, env=run_env(home, tmp, model, env or {}), limit=limit)
+    except DeadlinePassed as passed:
+        raise CopilotFailed(f"copilot {passed}: {stderr_tail(passed.stderr)}") from None
     model.check()  # an unscripted request names itself first
-    if process.returncode != 0:
-        raise CopilotFailed(f"copilot exited with status {process.returncode}: {_tail(stderr)}")
-    return stdout.decode("utf-8", "replace")
-
-
-def _tail(stderr: bytes) -> str:
-    lines = stderr.decode("utf-8", "replace").splitlines()
-    return "\n".join(lines[-12:]) or "(nothing on stderr)"
+    if done.returncode != 0:
+        raise CopilotFailed(
+            f"copilot exited with status {done.returncode}: {stderr_tail(done.stderr)}"
+        )
+    return done.stdout.decode("utf-8", "replace")

@@ -30,13 +30,11 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 from collections.abc import Mapping, Sequence
-from contextlib import suppress
 from pathlib import Path
 from typing import Any, Final
 
+from ctxspec.conformance.harnesses.kit.cli import DeadlinePassed, deadline, run_cli, stderr_tail
 from ctxspec.conformance.harnesses.kit.model import ModelServer
 from ctxspec.conformance.harnesses.kit.model_script import Request, Script
 from ctxspec.conformance.harnesses.kit.model_wire import CHAT
@@ -95,13 +93,6 @@ def _text(content: Any) -> str:
     return ""
 
 
-def _timeout() -> float:
-    try:
-        return float(os.environ.get("CTXSPEC_OPENCODE_TIMEOUT", "60"))
-    except ValueError:
-        return 60.0
-
-
 def _config(model: ModelServer, context: int, output: int, extra: Mapping[str, Any]) -> str:
     provider = {
         "npm": "@ai-sdk/openai-compatible",
@@ -151,37 +142,16 @@ def opencode_run(
         raise OpencodeFailed("CTXSPEC_OPENCODE is not set (start it by --impl opencode)")
     home.mkdir(parents=True, exist_ok=True)
     env = _env(home, _config(model, context, output, config or {}))
-    limit = _timeout()
-    process = subprocess.Popen(
-        [binary, "run", "--auto", *options, *([] if prompt is None else [prompt])],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    argv = [binary, "run", "--auto", *options, *([] if prompt is None else [prompt])]
     try:
-        stdout, stderr = process.communicate(stdin, timeout=limit)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        stdout, stderr = process.communicate()
-        raise OpencodeFailed(
-            f"opencode run ran past its {limit:g} s deadline: {_tail(stderr)}"
-        ) from None
-    finally:
-        with suppress(ProcessLookupError):  # what it left running (a tool's shell) goes too
-            os.killpg(process.pid, signal.SIGKILL)
-        if process.poll() is None:
-            process.wait()
-    model.check()  # an unscripted request names itself first
-    if process.returncode != 0:
-        raise OpencodeFailed(
-            f"opencode run exited with status {process.returncode}: {_tail(stderr)}"
+        done = run_cli(
+            argv, cwd=cwd, env=env, stdin=stdin, limit=deadline("CTXSPEC_OPENCODE_TIMEOUT", 60.0)
         )
-    return stdout
-
-
-def _tail(stderr: bytes) -> str:
-    lines = stderr.decode("utf-8", "replace").splitlines()
-    return "\n".join(lines[-12:]) or "(nothing on stderr)"
+    except DeadlinePassed as passed:
+        raise OpencodeFailed(f"opencode run {passed}: {stderr_tail(passed.stderr)}") from None
+    model.check()  # an unscripted request names itself first
+    if done.returncode != 0:
+        raise OpencodeFailed(
+            f"opencode run exited with status {done.returncode}: {stderr_tail(done.stderr)}"
+        )
+    return done.stdout

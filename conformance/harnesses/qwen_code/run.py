@@ -24,14 +24,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
-import subprocess
 from collections.abc import Sequence
-from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from ctxspec.conformance.harnesses.kit.cli import DeadlinePassed, deadline, run_cli, stderr_tail
 from ctxspec.conformance.harnesses.kit.model import ModelServer
 from ctxspec.conformance.harnesses.kit.model_script import Script
 from ctxspec.conformance.harnesses.kit.model_wire import CHAT
@@ -61,13 +59,6 @@ class Ran:
 def scripted(script: Script) -> ModelServer:
     """The scripted model Qwen Code asks: the Chat Completions dialect only."""
     return ModelServer(script, dialects=(CHAT,))
-
-
-def _timeout() -> float:
-    try:
-        return float(os.environ.get("CTXSPEC_QWEN_TIMEOUT", "40"))
-    except ValueError:
-        return 40.0
 
 
 _LONE: Final = re.compile("[\ud800-\udfff]")
@@ -141,32 +132,11 @@ def qwen(
         raise QwenFailed("CTXSPEC_QWEN_NODE and CTXSPEC_QWEN are not set (start it by --impl)")
     settings_file(home, settings)
     argv = [node, cli, prompt, "--approval-mode", "yolo", *options]
-    limit = _timeout()
-    process = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        env=_env(home, model),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    limit = deadline("CTXSPEC_QWEN_TIMEOUT", 40.0)
     try:
-        stdout, stderr = process.communicate(timeout=limit)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        stdout, stderr = process.communicate()
-        raise QwenFailed(f"qwen ran past its {limit:g} s deadline: {_tail(stderr)}") from None
-    finally:
-        with suppress(ProcessLookupError):  # what it left running (a tool's shell) goes too
-            os.killpg(process.pid, signal.SIGKILL)
-        if process.poll() is None:
-            process.wait()
-    if process.returncode != 0:
-        raise QwenFailed(f"qwen exited with status {process.returncode}: {_tail(stderr)}")
-    return Ran(stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace"))
-
-
-def _tail(stderr: bytes) -> str:
-    lines = stderr.decode("utf-8", "replace").splitlines()
-    return "\n".join(lines[-12:]) or "(nothing on stderr)"
+        done = run_cli(argv, cwd=cwd, env=_env(home, model), limit=limit)
+    except DeadlinePassed as passed:
+        raise QwenFailed(f"qwen {passed}: {stderr_tail(passed.stderr)}") from None
+    if done.returncode != 0:
+        raise QwenFailed(f"qwen exited with status {done.returncode}: {stderr_tail(done.stderr)}")
+    return Ran(done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace"))
