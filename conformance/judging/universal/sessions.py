@@ -14,6 +14,7 @@ request), so the history is looked for as an ordered subsequence.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -37,6 +38,11 @@ def _first_missing(wanted: Sequence[Message], carried: Sequence[Message]) -> int
     return None
 
 
+def _json(value: Any) -> str:
+    """`value` as the report shows an answer: JSON, not a Python repr."""
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _same(a: Message, b: Message) -> bool:
     return a.get("role") == b.get("role") and a.get("text") == b.get("text")
 
@@ -47,7 +53,7 @@ def _conversation(args: Mapping[str, Any]) -> list[Message]:
 
 def _kept(path: str, wanted: list[Message], carried: Any, check: str) -> list[Difference]:
     if not isinstance(carried, list):
-        return [Difference(path, "the conversation of the next request", repr(carried),
+        return [Difference(path, "the conversation of the next request", _json(carried),
                            check=check)]  # fmt: skip
     missing = _first_missing(wanted, carried)
     if missing is None:
@@ -57,7 +63,7 @@ def _kept(path: str, wanted: list[Message], carried: Any, check: str) -> list[Di
     return [Difference(
         path,
         f"every message of the history, then the prompt, in order ({len(wanted)})",
-        f"{what} ({message['role']}: {message['text'][:60]!r}) is not there, in order, "
+        f"{what} ({message['role']}: {_json(message['text'][:60])}) is not there, in order, "
         f"among the {len(carried)} carried",
         check=check,
     )]  # fmt: skip
@@ -83,7 +89,7 @@ def fork_leaves_original(terms: Terms, args: Mapping[str, Any], result: Any) -> 
         return [Difference(
             "$.original",
             "none of the fork's turn",
-            f"the fork's answer {args['reply'][:60]!r} is message {leaked[0]}",
+            f"the fork's answer {_json(args['reply'][:60])} is message {leaked[0]}",
             check="fork-leaves-original",
         )]  # fmt: skip
     return []
