@@ -18,7 +18,7 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
 
-from ctxspec.benchmarks.scaling import MEMORY_LIMIT, SLOPE_LIMIT
+from ctxspec.benchmarks.scaling import MEMORY_FINDING_KIB, MEMORY_LIMIT, SLOPE_LIMIT
 
 __all__ = ["plot", "render", "write"]
 
@@ -65,11 +65,13 @@ def _exponent(curve: Mapping[str, Any]) -> str:
 
 
 def _worst_memory(curve: Mapping[str, Any]) -> str:
-    ratios = [p["memoryPerByte"] for p in curve["points"] if p["memoryPerByte"] is not None]
-    if not ratios:
+    """The largest memory per input byte, ⚠ where it is a finding."""
+    points = [p for p in curve["points"] if p["memoryPerByte"] is not None]
+    if not points:
         return "–"
-    worst = max(ratios)
-    return f"{worst:.1f}" + (" ⚠" if worst > MEMORY_LIMIT else "")
+    worst = max(points, key=lambda p: p["memoryPerByte"])
+    flag = any(f["kind"] == "memory" for f in curve["findings"])
+    return f"{worst['memoryPerByte']:.1f}" + (" ⚠" if flag else "")
 
 
 def _summary(results: Mapping[str, Any]) -> str:
@@ -104,7 +106,10 @@ def _summary(results: Mapping[str, Any]) -> str:
 def _findings(results: Mapping[str, Any]) -> str:
     found = results["findings"]
     if not found:
-        return f"No exponent above {SLOPE_LIMIT} and no memory above {MEMORY_LIMIT:g}× the input."
+        return (
+            f"No exponent above {SLOPE_LIMIT} and no memory above {MEMORY_LIMIT:g}× the input "
+            f"(where it held {MEMORY_FINDING_KIB >> 10} MiB or more)."
+        )
     items = []
     for f in found:
         item = f"- **{f['impl']}, {f['op']}**: {f['text']}.\n  Reproduce: `{f['reproducer']}`"

@@ -8,8 +8,11 @@
 - **A finding** (`findings`) is an exponent above `SLOPE_LIMIT` (1.3: more than linear,
   with room for a log factor and a shared machine), or a memory per input byte above
   `MEMORY_LIMIT` (10: ten bytes held for each byte of input, on inputs of at least
-  `curves.MEMORY_FLOOR_BYTES`). Each has the command that reproduces it, and where the
-  agent's code path and a public issue are known (`KNOWN`), those.
+  `curves.MEMORY_FLOOR_BYTES`) where the memory over the base is at least
+  `MEMORY_FINDING_KIB` (64 MiB): a runtime's heap grows by tens of MiB on its first large
+  piece of work whatever its size (Pi's Node grows 19 MiB on a 1 MiB output, 24 MiB on a
+  4 MiB one), which is no growth with the input. Each has the command that reproduces it,
+  and where the agent's code path and a public issue are known (`KNOWN`), those.
 """
 
 from __future__ import annotations
@@ -22,10 +25,22 @@ from typing import Any, Final
 
 from ctxspec.benchmarks.curves import Curve, Point
 
-__all__ = ["KNOWN", "MEMORY_LIMIT", "SLOPE_LIMIT", "Finding", "Fit", "findings", "fit", "noise"]
+__all__ = [
+    "KNOWN",
+    "MEMORY_FINDING_KIB",
+    "MEMORY_LIMIT",
+    "SLOPE_LIMIT",
+    "Finding",
+    "Fit",
+    "findings",
+    "fit",
+    "heavy_memory",
+    "noise",
+]
 
 SLOPE_LIMIT: Final = 1.3
 MEMORY_LIMIT: Final = 10.0
+MEMORY_FINDING_KIB: Final = 64 << 10
 NOISE_FLOOR_SECONDS: Final = 50e-6  # a timer's and a scheduler's grain
 BASE_SHARE: Final = 0.05  # a black box's turn moves by this share of itself between runs
 MIN_FIT_POINTS: Final = 3
@@ -79,6 +94,12 @@ def fit(curve: Curve) -> Fit:
     return Fit(round(exponent, 3), tuple(p.size for p in above))
 
 
+def heavy_memory(point: Point) -> bool:
+    """More than `MEMORY_LIMIT` bytes per input byte, and `MEMORY_FINDING_KIB` in all."""
+    per_byte, held = point.memory_per_byte, point.memory_kib
+    return per_byte is not None and per_byte > MEMORY_LIMIT and (held or 0) >= MEMORY_FINDING_KIB
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     """Growth a maintainer should look at, and how to see it again."""
@@ -126,7 +147,7 @@ def findings(curve: Curve, fitted: Fit, unit: str) -> list[Finding]:
                 issues,
             )
         )
-    heavy = [p for p in curve.points if (p.memory_per_byte or 0.0) > MEMORY_LIMIT]
+    heavy = [p for p in curve.points if heavy_memory(p)]
     if heavy:
         worst = max(heavy, key=lambda p: p.memory_per_byte or 0.0)
         out.append(

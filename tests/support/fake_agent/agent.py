@@ -12,8 +12,8 @@ Sound unless a mode says otherwise:
   leaky-fork       a fork shares its session with the original, so the fork's turn
                    reaches the original's next request
   empty-object     answers {} to every op (every field missing)
-  quadratic        builds a tool output by copying all it holds for every 16 bytes more,
-                   so its bench op's time grows as N^2 (`ctxspec bench --op`)
+  quadratic        drops a tool output's repeated lines, looking each up in a list of the
+                   lines kept, so its bench op's time grows as N^2 (`ctxspec bench --op`)
   memory-hungry    holds 16 copies of a tool output while it cuts it (memory 16x the input)
 
 The agent bench ops (`bench.agent_tool_output`, `bench.agent_compaction`) time the same
@@ -27,6 +27,7 @@ import posixpath
 import resource
 import sys
 import time
+from array import array
 from typing import Any
 
 from ctxspec.conformance.harnesses.kit.jsonlines import Args, Unsupported, dispatch, serve
@@ -151,12 +152,13 @@ def bench_tool_output(args: Args) -> dict[str, Any]:
 
     def work() -> dict[str, Any]:
         held = data
-        if "quadratic" in MODES:  # every 16 bytes, a copy of all so far
-            held, copies = b"", []
-            for start in range(0, len(data), 16):
-                held = held + data[start : start + 16]
-                copies = [held]  # one reference kept: never extended in place
-            del copies
+        if "quadratic" in MODES:  # drops repeated lines, each looked up in a list: N^2
+            lines, seen = [], array("q")  # the lines' hashes side by side: a cache-sized scan
+            for line in data.splitlines(keepends=True):
+                if hash(line) not in seen:
+                    seen.append(hash(line))
+                    lines.append(line)
+            held = b"".join(lines)
         if "memory-hungry" in MODES:
             copies = [bytes(bytearray(data)) for _ in range(16)]
             held = copies[-1]
