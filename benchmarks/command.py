@@ -51,7 +51,7 @@ def _bench(options: argparse.Namespace) -> int:
     if options.op:
         return _bench_agents(options)
     if options.size is not None or options.up_to is not None:
-        raise UsageError("--size and --up-to draw an agent curve: give --op too")
+        raise UsageError("--size", "--size and --up-to draw an agent curve: give --op too")
     if options.baseline is None:
         options.baseline = BENCH_BASELINE
     try:
@@ -107,9 +107,9 @@ def _bench_agents(options: argparse.Namespace) -> int:
         )
         return exits.USAGE
     if options.sizes or options.batch:
-        raise UsageError("stream sizes and --batch are not agent curves: leave them out with --op")
+        raise UsageError("--op", "stream sizes and --batch are not agent curves: leave them out")
     if (options.size is not None or options.up_to is not None) and len(set(options.op)) > 1:
-        raise UsageError("--size and --up-to are of one op's unit: give one --op with them")
+        raise UsageError("--size", "--size and --up-to are of one op's unit: give one --op")
     baseline = options.baseline or AGENT_BASELINE
     if options.compare:
         require("--baseline", input_file, str(baseline))
