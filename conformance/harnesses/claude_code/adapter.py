@@ -34,13 +34,15 @@ from typing import Any, Final
 from ctxspec.conformance.harnesses.claude_code.instructions import instructions
 from ctxspec.conformance.harnesses.claude_code.sessions import resume
 from ctxspec.conformance.harnesses.claude_code.tool_output import tool_output
+from ctxspec.conformance.harnesses.kit.bench import bench_handlers
 from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
 
-HANDLERS: Final[dict[str, Handler]] = {
+AGENT: Final[dict[str, Handler]] = {
     "agent.instructions": instructions,
     "agent.tool_output": tool_output,
     "agent.resume": resume,
 }
+HANDLERS: Final[dict[str, Handler]] = {**AGENT, **bench_handlers(AGENT)}  # kit/bench.py
 
 
 def hello() -> dict[str, Any]:

@@ -41,15 +41,17 @@ from ctxspec.conformance.harnesses.codex.compaction import compaction, summary
 from ctxspec.conformance.harnesses.codex.instructions import instructions
 from ctxspec.conformance.harnesses.codex.sessions import resume
 from ctxspec.conformance.harnesses.codex.tool_output import tool_output
+from ctxspec.conformance.harnesses.kit.bench import bench_handlers
 from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
 
-HANDLERS: Final[dict[str, Handler]] = {
+AGENT: Final[dict[str, Handler]] = {
     "agent.compaction": compaction,
     "agent.instructions": instructions,
     "agent.resume": resume,
     "agent.summary": summary,
     "agent.tool_output": tool_output,
 }
+HANDLERS: Final[dict[str, Handler]] = {**AGENT, **bench_handlers(AGENT)}  # kit/bench.py
 
 
 def hello() -> dict[str, Any]:

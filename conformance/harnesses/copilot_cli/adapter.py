@@ -36,13 +36,15 @@ from typing import Any, Final
 from ctxspec.conformance.harnesses.copilot_cli.instructions import instructions
 from ctxspec.conformance.harnesses.copilot_cli.sessions import resume
 from ctxspec.conformance.harnesses.copilot_cli.tool_output import tool_output
+from ctxspec.conformance.harnesses.kit.bench import bench_handlers
 from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
 
-HANDLERS: Final[dict[str, Handler]] = {
+AGENT: Final[dict[str, Handler]] = {
     "agent.instructions": instructions,
     "agent.resume": resume,
     "agent.tool_output": tool_output,
 }
+HANDLERS: Final[dict[str, Handler]] = {**AGENT, **bench_handlers(AGENT)}  # kit/bench.py
 
 
 def hello() -> dict[str, Any]:

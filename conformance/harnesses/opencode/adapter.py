@@ -32,17 +32,19 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
+from ctxspec.conformance.harnesses.kit.bench import bench_handlers
 from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
 from ctxspec.conformance.harnesses.opencode.compaction import compaction, summary
 from ctxspec.conformance.harnesses.opencode.instructions import instructions
 from ctxspec.conformance.harnesses.opencode.tool_output import tool_output
 
-HANDLERS: Final[dict[str, Handler]] = {
+AGENT: Final[dict[str, Handler]] = {
     "agent.compaction": compaction,
     "agent.summary": summary,
     "agent.instructions": instructions,
     "agent.tool_output": tool_output,
 }
+HANDLERS: Final[dict[str, Handler]] = {**AGENT, **bench_handlers(AGENT)}  # kit/bench.py
 
 
 def hello() -> dict[str, Any]:

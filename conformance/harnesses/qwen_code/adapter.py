@@ -33,16 +33,18 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
+from ctxspec.conformance.harnesses.kit.bench import bench_handlers
 from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
 from ctxspec.conformance.harnesses.qwen_code.instructions import instructions
 from ctxspec.conformance.harnesses.qwen_code.sessions import resume
 from ctxspec.conformance.harnesses.qwen_code.tool_output import tool_output
 
-HANDLERS: Final[dict[str, Handler]] = {
+AGENT: Final[dict[str, Handler]] = {
     "agent.instructions": instructions,
     "agent.resume": resume,
     "agent.tool_output": tool_output,
 }
+HANDLERS: Final[dict[str, Handler]] = {**AGENT, **bench_handlers(AGENT)}  # kit/bench.py
 
 
 def hello() -> dict[str, Any]:

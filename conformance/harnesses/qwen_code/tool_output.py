@@ -32,6 +32,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Final
 
+from ctxspec.conformance.harnesses.kit.bench import write_output
 from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
 from ctxspec.conformance.harnesses.kit.model_script import Request, Text, ToolCall, Turn, Usage
 from ctxspec.conformance.harnesses.kit.tree import virtualize
@@ -86,7 +87,7 @@ def tool_output(args: Args) -> dict[str, str]:
     settings = None if limit is None else {"tools": {"truncateToolOutputThreshold": limit}}
     for attempt in range(1, ATTEMPTS + 1):
         output = _run(content, settings)
-        if not (utf8(content) and LOST in output.splitlines()) or attempt == ATTEMPTS:
+        if not (content and LOST in output.splitlines()) or attempt == ATTEMPTS:
             return {"content": output}
         print(f"qwen-code: output lost in run {attempt} (`{LOST}`), run again", file=sys.stderr)
     raise AssertionError("unreachable")
@@ -99,7 +100,7 @@ def _run(content: str, settings: dict[str, Any] | None) -> str:
         work, home = root / "work", root / "home"
         work.mkdir()
         home.mkdir()
-        (work / _FILE).write_bytes(utf8(content))
+        write_output(work / _FILE, content, utf8)
         with scripted(_reply) as model:
             try:
                 qwen(_PROMPT, model, cwd=work, home=home, settings=settings)
