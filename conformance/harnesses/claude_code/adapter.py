@@ -23,6 +23,11 @@ port, a hard deadline: `run.py`):
                         conversation of the next request (sessions.py)
 
 Compaction and the summary are not driven (not listed in `hello`).
+
+The bench ops (`kit/bench.py`): `bench.agent_tool_output` (the file hard-linked as
+`output.txt`) and `bench.agent_instructions` run the same code, timed as a turn:
+`elapsedNs` is the wall time of the CLI's one run, `peakKiB` the peak RSS of its process
+tree.
 """
 
 from __future__ import annotations

@@ -28,6 +28,12 @@ loopback port, a hard deadline: `run.py`):
 Shapes Codex cannot take are answered `unsupported`: `tool: read` (Codex has no read
 tool), a history that does not start with a user message, one that Codex already
 compacts while it is replayed.
+
+The bench ops (`kit/bench.py`) of the three agent ops above that the runner draws curves
+of: `bench.agent_tool_output` (the file hard-linked as `output.txt`), `bench.agent_instructions`
+and `bench.agent_compaction` run the same code, timed as a turn: `elapsedNs` is the wall
+time of the `codex` run(s) of the turn (for a compaction, the last run alone: the turns
+before it are replayed as setup), `peakKiB` the peak RSS of that run's process tree.
 """
 
 from __future__ import annotations

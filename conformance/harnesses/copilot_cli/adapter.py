@@ -24,6 +24,11 @@ hard deadline: `run.py`):
 Not listed: agent.compaction and agent.summary (not driven). Shapes not driven are
 answered `unsupported`: `tool: read`, a `budget`, a fork (none documented), tool calls in a
 replayed history.
+
+The bench ops (`kit/bench.py`): `bench.agent_tool_output` (the file hard-linked as
+`output.txt`) and `bench.agent_instructions` run the same code, timed as a turn:
+`elapsedNs` is the wall time of the CLI's one run, `peakKiB` the peak RSS of its process
+tree.
 """
 
 from __future__ import annotations

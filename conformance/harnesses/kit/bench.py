@@ -9,7 +9,8 @@ and its process tree's peak memory, measured around the CLI runs themselves.
   single `VmHWM` seen, in KiB, as `peakKiB`. Outside a bench request `run_cli` pays
   nothing (no thread, no clock).
 - **Setup runs.** `with setup(): ...` around runs that put the state in place (a history
-  replayed turn by turn before the compaction's turn): they run unmeasured.
+  replayed turn by turn before the compaction's turn): they run unmeasured. `discard()`
+  forgets the runs measured so far (a turn run again after a lost output).
 - **The handlers.** `bench_handlers(handlers)` gives the bench ops of a harness's agent
   handlers (`bench.agent_tool_output`, `bench.agent_instructions`, `bench.agent_compaction`
   for those it has). Each calls the agent op's own handler and answers
@@ -41,6 +42,7 @@ __all__ = [
     "PERIOD",
     "Meter",
     "bench_handlers",
+    "discard",
     "measured",
     "read_input",
     "setup",
@@ -192,6 +194,14 @@ def watch() -> Iterator[Callable[[int], None]]:
             meter.add_peak(sampler.peak)
 
 
+def discard() -> None:
+    """Forget the runs measured so far in this request: a harness runs the turn again (a
+    lost output), and the figure is the run that answered."""
+    meter = _state.meter
+    if meter is not None:
+        meter.elapsed_ns, meter.runs, meter.peak_kib = 0, 0, None
+
+
 def measured(body: Callable[[], Any]) -> dict[str, Any]:
     """`body()`'s answer with the timing of the CLI runs it made (module doc)."""
     if _state.meter is not None:
@@ -257,7 +267,10 @@ def write_output(target: Path, content: str, encode: Callable[[str], bytes]) -> 
 
 
 def _utf8_size(text: object) -> int:
-    return len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else 0
+    """UTF-8 bytes of `text` (a saved 256 MiB output is not encoded again when ASCII)."""
+    if not isinstance(text, str):
+        return 0
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def bench_handlers(handlers: Mapping[str, Handler]) -> dict[str, Handler]:

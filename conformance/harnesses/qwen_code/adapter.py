@@ -24,6 +24,11 @@ port, a hard deadline: `run.py`):
 Not listed: agent.compaction and agent.summary (Qwen Code's threshold for
 qwen3-coder-plus is 850,000 tokens of usage, not driven yet). Shapes not driven are
 answered `unsupported`: `tool: read`, a `budget`.
+
+The bench ops (`kit/bench.py`): `bench.agent_tool_output` (the file hard-linked as
+`output.txt`) and `bench.agent_instructions` run the same code, timed as a turn:
+`elapsedNs` is the wall time of the CLI's one run, `peakKiB` the peak RSS of its process
+tree.
 """
 
 from __future__ import annotations

@@ -78,6 +78,17 @@ def test_setup_runs_are_not_measured(tmp_path: Path) -> None:
     assert result["peakKiB"] < HOLD * MIB
 
 
+def test_discarded_runs_are_not_measured(tmp_path: Path) -> None:
+    def body() -> None:
+        _fake(tmp_path, rest=0.5)  # a run whose output was lost
+        bench.discard()
+        _sleep(tmp_path, 0.0)  # the run that answered
+
+    result = bench.measured(body)
+    assert result["elapsedNs"] < 0.4e9
+    assert result["peakKiB"] < HOLD * MIB
+
+
 def test_a_request_that_measured_no_run_is_an_error(tmp_path: Path) -> None:
     def body() -> None:
         with bench.setup():
