@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Final
 
 from ctxspec import exits
-from ctxspec.cli import Command
+from ctxspec.cli import Command, UsageError
 from ctxspec.conformance.cli_args import flavours as flavour_list
 from ctxspec.conformance.cli_args import (
     fraction,
@@ -36,13 +36,24 @@ __all__ = ["COMMANDS", "bench_arguments"]
 BENCH_SIZES = ("1MiB", "16MiB", "64MiB")  # `ctxspec bench`'s stream sizes
 BENCH_BATCH = ("16MiB", "64MiB")  # and batch sizes, when no size is given
 BENCH_BASELINE = Path(__file__).resolve().parent / "baseline.json"
+AGENT_BASELINE = Path(__file__).resolve().parent / "agent-baseline.json"  # --op's curves
+AGENT_OPS = ("agent_tool_output", "agent_instructions", "agent_compaction")  # curves.OPS
+AGENT_DEADLINE = 120.0  # seconds one request of a curve may take
+AGENT_BUDGET = 900.0  # seconds one curve may take
 # the allowed rise of an instruction count: six counts on a busy machine agreed within
 # 0.47% (docs/performance/index.md); a regression of an op under 1% is not gated
 INSTRUCTIONS_TOLERANCE = 0.01
 
 
 def _bench(options: argparse.Namespace) -> int:
-    """`ctxspec bench`: benchmarks/run.py, in this process (the bench group's packages)."""
+    """`ctxspec bench`: benchmarks/run.py, in this process (the bench group's packages);
+    with `--op`, the agent curves (benchmarks/agents.py)."""
+    if options.op:
+        return _bench_agents(options)
+    if options.size is not None or options.up_to is not None:
+        raise UsageError("--size and --up-to draw an agent curve: give --op too")
+    if options.baseline is None:
+        options.baseline = BENCH_BASELINE
     try:
         from ctxspec.benchmarks.run import Options, bench  # noqa: PLC0415  (matplotlib: the bench group)
     except ImportError as error:
@@ -78,6 +89,51 @@ def _bench(options: argparse.Namespace) -> int:
     )
 
 
+def _agent_size(text: str) -> int:
+    """A size of an agent curve: a byte size (`64MiB`) or a count of files or messages."""
+    from ctxspec.benchmarks.requests import parse_size  # noqa: PLC0415  (no bench packages)
+
+    return parse_size(size(text))
+
+
+def _bench_agents(options: argparse.Namespace) -> int:
+    """`ctxspec bench --op`: the agent curves."""
+    try:
+        from ctxspec.benchmarks.agents import AgentOptions, bench_agents  # noqa: PLC0415
+    except ImportError as error:
+        print(
+            f"ctxspec bench: needs pyproject.toml's bench dependency group: {error}",
+            file=sys.stderr,
+        )
+        return exits.USAGE
+    if options.sizes or options.batch:
+        raise UsageError("stream sizes and --batch are not agent curves: leave them out with --op")
+    if (options.size is not None or options.up_to is not None) and len(set(options.op)) > 1:
+        raise UsageError("--size and --up-to are of one op's unit: give one --op with them")
+    baseline = options.baseline or AGENT_BASELINE
+    if options.compare:
+        require("--baseline", input_file, str(baseline))
+    if options.save_baseline:
+        require("--baseline", output_file, str(baseline))
+    return bench_agents(
+        AgentOptions(
+            impls=options.impl,
+            ops=list(dict.fromkeys(options.op)),
+            size=options.size,
+            up_to=options.up_to,
+            rounds=options.rounds,
+            deadline=options.deadline,
+            budget=options.budget,
+            compare=options.compare,
+            baseline=baseline,
+            tolerance=options.tolerance,
+            save_baseline=options.save_baseline,
+            out=Path.cwd() / "reports",
+            quiet=options.quiet,
+        )
+    )
+
+
 def bench_arguments(bench: argparse.ArgumentParser) -> None:
     """`ctxspec bench`'s options."""
     bench.add_argument(
@@ -102,8 +158,8 @@ def bench_arguments(bench: argparse.ArgumentParser) -> None:
     bench.add_argument(
         "--baseline",
         type=Path,
-        default=BENCH_BASELINE,
-        help="baseline file (benchmarks/baseline.json)",
+        default=None,
+        help="baseline file (benchmarks/baseline.json; with --op benchmarks/agent-baseline.json)",
     )
     bench.add_argument(
         "--tolerance",
@@ -161,6 +217,37 @@ def bench_arguments(bench: argparse.ArgumentParser) -> None:
         "--ratio-to", type=impl_spec, help="ratios against this one (the first pi@ given)"
     )
     bench.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    agents = bench.add_argument_group(
+        "agent curves (--op)",
+        "how an agent's context layer scales: a curve per op, doubling sizes, its exponent "
+        "and findings (docs/performance/agents.md)",
+    )
+    agents.add_argument(
+        "--op",
+        action="append",
+        choices=AGENT_OPS,
+        default=[],
+        help="draw this op's curve for every --impl (repeatable; default --impl pi@0.85.0): "
+        "tool outputs 1KiB..256MiB, trees 10..10000 files, histories 100..100000 messages",
+    )
+    agents.add_argument(
+        "--size", type=_agent_size, help="only this size (bytes such as 64MiB, or a count)"
+    )
+    agents.add_argument(
+        "--up-to", type=_agent_size, metavar="SIZE", help="the curve's largest size"
+    )
+    agents.add_argument(
+        "--deadline",
+        type=seconds,
+        default=AGENT_DEADLINE,
+        help="seconds one request may take: past it the curve stops (%(default)s)",
+    )
+    agents.add_argument(
+        "--budget",
+        type=seconds,
+        default=AGENT_BUDGET,
+        help="seconds one curve may take: a size that would start later is not run (%(default)s)",
+    )
 
 
 COMMANDS: Final = (

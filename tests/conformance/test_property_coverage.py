@@ -20,12 +20,19 @@ from ctxspec.conformance.protocol import OPS
 
 _BENCH = "the bench extension: `ctxspec bench` judges its answers against the reference's"
 # op -> why the suite draws no example of it
+_AGENT_BENCH = (
+    "an agent bench op times an agent op's own path on a large input (`ctxspec bench --op`); "
+    "what it answers is the agent op's answer, which the agent ops' properties judge"
+)
 NO_PROPERTY: Final = {
     "hello": "the handshake: checked once at start-up, before any case or property",
     "bench.stream": _BENCH,
     "bench.truncate": _BENCH,
     "bench.session": _BENCH,
     "bench.open": _BENCH,
+    "bench.agent_tool_output": _AGENT_BENCH,
+    "bench.agent_instructions": _AGENT_BENCH,
+    "bench.agent_compaction": _AGENT_BENCH,
     "agent.summary": (
         "AGENT-6 is one yes/no per agent (its profile's `refuses_length_cut`): drawn messages, "
         "windows and usages leave it unchanged, so a property would repeat the two agent-summary "

@@ -31,8 +31,20 @@ export async function measured(body) {
   const answer = await body(timed);
   const requestNs = Number(now() - started);
   if (sections === 0) throw new Error("a bench op timed none of the agent's code (kit/bench.mjs)");
-  return { answer, elapsedNs: Number(elapsed), requestNs, peakKiB: process.resourceUsage().maxRSS,
-    timing: "in-process" };
+  return { answer, elapsedNs: Number(elapsed), requestNs, peakKiB: peakKiB(), timing: "in-process" };
+}
+
+// The process's peak resident memory (KiB): VmHWM, its own since exec. Not getrusage's
+// maxRSS, which a process started by fork and exec inherits from its parent: under the
+// runner it starts at the runner's own size.
+export function peakKiB() {
+  try {
+    const line = readFileSync("/proc/self/status", "latin1").split("\n").find((l) => l.startsWith("VmHWM:"));
+    if (line) return Number.parseInt(line.split(/\s+/)[1], 10);
+  } catch {
+    // no /proc: getrusage's figure, inherited part and all
+  }
+  return process.resourceUsage().maxRSS;
 }
 
 // The bytes of a bench op's input file as text, read before anything is timed; a missing

@@ -12,12 +12,21 @@ Sound unless a mode says otherwise:
   leaky-fork       a fork shares its session with the original, so the fork's turn
                    reaches the original's next request
   empty-object     answers {} to every op (every field missing)
+  quadratic        builds a tool output by copying all it holds for every 16 bytes more,
+                   so its bench op's time grows as N^2 (`ctxspec bench --op`)
+  memory-hungry    holds 16 copies of a tool output while it cuts it (memory 16x the input)
+
+The agent bench ops (`bench.agent_tool_output`, `bench.agent_compaction`) time the same
+code in process, as an in-process agent's harness does.
 """
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
+import resource
 import sys
+import time
 from typing import Any
 
 from ctxspec.conformance.harnesses.kit.jsonlines import Args, Unsupported, dispatch, serve
@@ -109,6 +118,57 @@ def resume(args: Args) -> dict[str, Any]:
     return {"messages": carried, "original": [*session, prompt]}
 
 
+def _peak_kib() -> int:
+    """VmHWM: the process's own peak since exec (getrusage's maxrss starts at the parent's)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def _measured(work: Any) -> dict[str, Any]:
+    """The bench extension's answer: `work()` timed in process, the process's peak RSS."""
+    started = time.perf_counter_ns()
+    answer = work()
+    elapsed = time.perf_counter_ns() - started
+    peak = _peak_kib()
+    return {"answer": answer, "elapsedNs": elapsed, "requestNs": elapsed, "peakKiB": peak,
+            "timing": "in-process"}  # fmt: skip
+
+
+def _cut(data: bytes) -> dict[str, Any]:
+    """A head and tail of 100 bytes each around a marker, the whole output saved: linear."""
+    if len(data) <= 200:
+        return {"modelBytes": len(data), "savedBytes": None}
+    marker = f"\n[{len(data) - 200} bytes cut, {hashlib.sha256(data).hexdigest()[:8]}]\n"
+    return {"modelBytes": 200 + len(marker.encode()), "savedBytes": len(data)}
+
+
+def bench_tool_output(args: Args) -> dict[str, Any]:
+    with open(args["path"], "rb") as file:  # read before the clock starts
+        data = file.read()
+
+    def work() -> dict[str, Any]:
+        held = data
+        if "quadratic" in MODES:  # every 16 bytes, a copy of all so far
+            held, copies = b"", []
+            for start in range(0, len(data), 16):
+                held = held + data[start : start + 16]
+                copies = [held]  # one reference kept: never extended in place
+            del copies
+        if "memory-hungry" in MODES:
+            copies = [bytes(bytearray(data)) for _ in range(16)]
+            held = copies[-1]
+        return _cut(held)
+
+    return _measured(work)
+
+
+def bench_compaction(args: Args) -> dict[str, Any]:
+    return _measured(lambda: compaction(args))
+
+
 HELLO = {"protocol": 1, "implementation": {"name": "fake-agent", "version": "0.0.0",
          "language": "python"}}  # fmt: skip
 HANDLERS = {
@@ -116,6 +176,8 @@ HANDLERS = {
     "agent.instructions": instructions,
     "agent.compaction": compaction,
     "agent.resume": resume,
+    "bench.agent_tool_output": bench_tool_output,
+    "bench.agent_compaction": bench_compaction,
 }
 
 if "empty-object" in MODES:

@@ -1,0 +1,126 @@
+"""`ctxspec bench --op OP`: every agent named, a cost curve per op, the report and the gate.
+
+Each `--impl` (any agent family, a Pi release, a command speaking protocol v1) on each
+`--op` (`curves.OPS`) gets its curve (`curves.measure_curve`), its exponent and findings
+(`scaling.py`); an agent whose harness does not list the op's bench form is said to have
+no curve, with the reason. Written as `results.json`, `report.md` and one plot per op
+(`agent_report.py`) under `reports/bench-<stamp>/`, the format of `ctxspec bench`'s
+other runs; `--compare` gates each curve on the baseline's (`curve_gate.py`),
+`--save-baseline` writes this run's curves as the baseline.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxspec.benchmarks import agent_report, curve_gate
+from ctxspec.benchmarks.curves import OPS, measure_curve, sizes
+from ctxspec.benchmarks.run import labels_of
+from ctxspec.benchmarks.scaling import findings, fit
+from ctxspec.conformance.runner.progress import progress
+from ctxspec.conformance.transport.cache import cache_root
+
+__all__ = ["AgentOptions", "bench_agents", "run_curves"]
+
+DEFAULT_AGENTS = ("pi@0.85.0",)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentOptions:
+    """`ctxspec bench --op`'s options, checked by its parser (`command.py`)."""
+
+    impls: Sequence[str]
+    ops: Sequence[str]
+    size: int | None  # --size: that one size (a finding's reproducer)
+    up_to: int | None  # --up-to: the curve's largest size
+    rounds: int
+    deadline: float  # seconds one request may take: past it, the curve stops
+    budget: float  # seconds one curve may take: a size that would start later is not run
+    compare: bool
+    baseline: Path
+    tolerance: float
+    save_baseline: bool
+    out: Path
+    quiet: bool = False
+
+
+def run_curves(options: AgentOptions, cache: Path) -> dict[str, Any]:
+    """Every curve, fitted and judged: the `results.json` of an agent run."""
+    specs = list(options.impls) or list(DEFAULT_AGENTS)
+    labels = labels_of(specs)
+    plan = {name: sizes(OPS[name], up_to=options.up_to, only=options.size) for name in options.ops}
+    total = len(specs) * sum(len(points) for points in plan.values())
+    started = time.monotonic()
+    curves: dict[str, dict[str, Any]] = {name: {} for name in options.ops}
+    hellos: dict[str, Any] = {}
+    found: list[dict[str, Any]] = []
+    with progress(total, "ctxspec bench", quiet=options.quiet) as step:
+        for name, points in plan.items():
+            op = OPS[name]
+            for spec, label in zip(specs, labels, strict=False):
+                curve, hello = measure_curve(
+                    spec,
+                    op,
+                    points,
+                    rounds=options.rounds,
+                    deadline=options.deadline,
+                    budget=options.budget,
+                    cache=cache,
+                    step=step,
+                )
+                if hello:
+                    hellos[label] = dict(hello)
+                fitted = fit(curve)
+                judged = findings(curve, fitted, op.unit)
+                found += [f.to_json() for f in judged]
+                curves[name][label] = {
+                    **curve.to_json(),
+                    "unit": op.unit,
+                    "fit": fitted.to_json(),
+                    "findings": [f.to_json() for f in judged],
+                }
+    return {
+        "implementations": labels,
+        "hello": hellos,
+        "rounds": options.rounds,
+        "deadline": options.deadline,
+        "budget": options.budget,
+        "agents": curves,
+        "findings": found,
+        "seconds": time.monotonic() - started,
+    }
+
+
+def _say(text: str) -> None:
+    print(f"ctxspec bench: {text}", file=sys.stderr)
+
+
+def bench_agents(options: AgentOptions) -> int:
+    """The whole `ctxspec bench --op` run: measure, report, gate; its exit status."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    out = options.out / f"bench-{stamp}"
+    out.mkdir(parents=True, exist_ok=True)
+    specs = list(options.impls) or list(DEFAULT_AGENTS)
+    _say(f"writing {out} ({', '.join(labels_of(specs))}; {', '.join(options.ops)})")
+    # the inputs where a confined agent sees them: the install cache is shown to it
+    results = run_curves(options, cache_root() / "bench")
+    gate, status = None, 0
+    if options.compare:
+        regressions, gate = curve_gate.gate(
+            results, curve_gate.load(options.baseline), options.tolerance
+        )
+        print(gate, file=sys.stderr)
+        status = 1 if regressions else 0
+    if options.save_baseline:
+        curve_gate.save(results, options.baseline, stamp)
+    for finding in results["findings"]:
+        _say(f"finding: {finding['impl']} {finding['op']}: {finding['text']}")
+        _say(f"  reproduce: {finding['reproducer']}")
+    path = agent_report.write(results, out, stamp, gate=gate)
+    print(path)
+    return status

@@ -1,0 +1,144 @@
+"""How a curve grows, and what of it is a finding.
+
+- **The exponent** of a curve (`fit`) is the least-squares slope of log(time) over
+  log(size) across the upper half of its points (the larger sizes, where what grows with
+  the input outweighs what does not). A point whose time (base taken out) stays within the
+  base's noise (`noise`) says nothing of growth and is left out; an upper half with fewer
+  than three points above it has no exponent: its curve is flat at these sizes.
+- **A finding** (`findings`) is an exponent above `SLOPE_LIMIT` (1.3: more than linear,
+  with room for a log factor and a shared machine), or a memory per input byte above
+  `MEMORY_LIMIT` (10: ten bytes held for each byte of input, on inputs of at least
+  `curves.MEMORY_FLOOR_BYTES`). Each has the command that reproduces it, and where the
+  agent's code path and a public issue are known (`KNOWN`), those.
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ctxspec.benchmarks.curves import Curve, Point
+
+__all__ = ["KNOWN", "MEMORY_LIMIT", "SLOPE_LIMIT", "Finding", "Fit", "findings", "fit", "noise"]
+
+SLOPE_LIMIT: Final = 1.3
+MEMORY_LIMIT: Final = 10.0
+NOISE_FLOOR_SECONDS: Final = 50e-6  # a timer's and a scheduler's grain
+BASE_SHARE: Final = 0.05  # a black box's turn moves by this share of itself between runs
+MIN_FIT_POINTS: Final = 3
+
+# (family, op) -> (the agent's code path, public issues); what a maintainer reads first
+KNOWN: Final[dict[tuple[str, str], tuple[str, tuple[str, ...]]]] = {}
+
+
+def noise(point: Point) -> float:
+    """Below this a point's time cannot be told from the base's: the base's own spread over
+    its rounds, a share of the base (a whole CLI turn's jitter), or the timer's grain."""
+    base = point.base_seconds or 0.0
+    return max(point.spread or 0.0, BASE_SHARE * base, NOISE_FLOOR_SECONDS)
+
+
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """A curve's exponent over the sizes it used, or why it has none."""
+
+    exponent: float | None
+    used: tuple[int, ...]  # the sizes fitted
+    why: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"exponent": self.exponent, "used": list(self.used), "why": self.why}
+
+
+def slope(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """The least-squares slope of log(ys) over log(xs)."""
+    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    spread = sum((x - mx) ** 2 for x in lx)
+    return sum((x - mx) * (y - my) for x, y in zip(lx, ly, strict=True)) / spread
+
+
+def fit(curve: Curve) -> Fit:
+    """The curve's exponent over the upper half of its measured points."""
+    measured = [p for p in curve.points if p.seconds is not None]
+    if len(measured) < MIN_FIT_POINTS:
+        return Fit(None, (), f"{len(measured)} sizes measured: too few to fit")
+    upper = measured[len(measured) // 2 :]
+    above = [p for p in upper if p.seconds is not None and p.seconds > noise(p)]
+    if len(above) < MIN_FIT_POINTS:
+        return Fit(
+            None,
+            (),
+            f"flat: {len(upper) - len(above)} of the upper half's {len(upper)} sizes stay "
+            "within the base's noise",
+        )
+    exponent = slope([p.size for p in above], [p.seconds or 0.0 for p in above])
+    return Fit(round(exponent, 3), tuple(p.size for p in above))
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Growth a maintainer should look at, and how to see it again."""
+
+    impl: str
+    op: str
+    kind: str  # time | memory
+    text: str
+    size: int
+    code_path: str | None
+    issues: tuple[str, ...]
+
+    @property
+    def reproducer(self) -> str:
+        return f"ctxspec bench --impl {shlex.quote(self.impl)} --op {self.op} --size {self.size}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "impl": self.impl,
+            "op": self.op,
+            "kind": self.kind,
+            "text": self.text,
+            "size": self.size,
+            "reproducer": self.reproducer,
+            "codePath": self.code_path,
+            "issues": list(self.issues),
+        }
+
+
+def findings(curve: Curve, fitted: Fit, unit: str) -> list[Finding]:
+    """What of `curve` passes a limit: its exponent, its worst memory per input byte."""
+    family = curve.impl.partition("@")[0]
+    code_path, issues = KNOWN.get((family, curve.op), (None, ()))
+    out = []
+    if fitted.exponent is not None and fitted.exponent > SLOPE_LIMIT:
+        low, high = fitted.used[0], fitted.used[-1]
+        out.append(
+            Finding(
+                curve.impl,
+                curve.op,
+                "time",
+                f"time grows as N^{fitted.exponent:.2f} from {low:,} to {high:,} {unit}",
+                high,
+                code_path,
+                issues,
+            )
+        )
+    heavy = [p for p in curve.points if (p.memory_per_byte or 0.0) > MEMORY_LIMIT]
+    if heavy:
+        worst = max(heavy, key=lambda p: p.memory_per_byte or 0.0)
+        out.append(
+            Finding(
+                curve.impl,
+                curve.op,
+                "memory",
+                f"{worst.memory_per_byte:.1f} bytes of memory per input byte at {worst.size:,} "
+                f"{unit} ({(worst.memory_kib or 0) / 1024:,.0f} MiB over the base)",
+                worst.size,
+                code_path,
+                issues,
+            )
+        )
+    return out
