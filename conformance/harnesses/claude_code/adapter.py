@@ -23,6 +23,11 @@ port, a hard deadline: `run.py`):
                         conversation of the next request (sessions.py)
 
 Compaction and the summary are not driven (not listed in `hello`).
+
+The bench ops (`kit/bench.py`): `bench.agent_tool_output` (the file hard-linked as
+`output.txt`) and `bench.agent_instructions` run the same code, timed as a turn:
+`elapsedNs` is the wall time of the CLI's one run, `peakKiB` the peak RSS of its process
+tree.
 """
 
 from __future__ import annotations
@@ -34,13 +39,15 @@ from typing import Any, Final
 from ctxspec.conformance.harnesses.claude_code.instructions import instructions
 from ctxspec.conformance.harnesses.claude_code.sessions import resume
 from ctxspec.conformance.harnesses.claude_code.tool_output import tool_output
+from ctxspec.conformance.harnesses.kit.bench import bench_handlers
 from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
 
-HANDLERS: Final[dict[str, Handler]] = {
+AGENT: Final[dict[str, Handler]] = {
     "agent.instructions": instructions,
     "agent.tool_output": tool_output,
     "agent.resume": resume,
 }
+HANDLERS: Final[dict[str, Handler]] = {**AGENT, **bench_handlers(AGENT)}  # kit/bench.py
 
 
 def hello() -> dict[str, Any]:

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from ctxspec.conformance.harnesses.kit import bench
 from ctxspec.conformance.harnesses.kit.cli import DeadlinePassed, deadline, run_cli, stderr_tail
 from ctxspec.conformance.harnesses.kit.model import ModelServer
 from ctxspec.conformance.harnesses.kit.model_script import Script
@@ -213,32 +214,34 @@ def claude_dialog(model: ModelServer, prompt: str, *, cwd: Path, home: Path) -> 
     env = _env(model, home)
     env.pop("NO_COLOR")
     env["TERM"] = "xterm-256color"
-    leader, follower = pty.openpty()
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, _SIZE)
-    process = subprocess.Popen(
-        [binary, prompt], cwd=cwd, env=env, stdin=follower, stdout=follower,
-        stderr=follower, start_new_session=True,
-    )  # fmt: skip
-    os.close(follower)
-    raw = bytearray()
-    limit = _timeout()
-    try:
-        _read_until(leader, raw, lambda: _ASKS in _screen(raw) or model.requests, limit)
-        asked = _ASKS in _screen(raw)
-        before = len(model.requests)
-        if asked:  # Esc until it says it did not start (a key pressed while it still
-            # sets the terminal up is lost)
-            end = time.monotonic() + limit
-            while _REFUSED not in _screen(raw) and time.monotonic() < end:
-                os.write(leader, b"\x1b")
-                _read_until(leader, raw, lambda: _REFUSED in _screen(raw), 1.0)
-        else:  # no dialog: the session runs; wait for its first request to be answered
-            _read_until(leader, raw, lambda: bool(model.requests), limit)
-            _read_until(leader, raw, lambda: False, 1.0)
-    finally:
-        with suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        os.close(leader)
+    with bench.watch() as started:  # a bench op times this run as it times run_cli's
+        leader, follower = pty.openpty()
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, _SIZE)
+        process = subprocess.Popen(
+            [binary, prompt], cwd=cwd, env=env, stdin=follower, stdout=follower,
+            stderr=follower, start_new_session=True,
+        )  # fmt: skip
+        started(process.pid)
+        os.close(follower)
+        raw = bytearray()
+        limit = _timeout()
+        try:
+            _read_until(leader, raw, lambda: _ASKS in _screen(raw) or model.requests, limit)
+            asked = _ASKS in _screen(raw)
+            before = len(model.requests)
+            if asked:  # Esc until it says it did not start (a key pressed while it still
+                # sets the terminal up is lost)
+                end = time.monotonic() + limit
+                while _REFUSED not in _screen(raw) and time.monotonic() < end:
+                    os.write(leader, b"\x1b")
+                    _read_until(leader, raw, lambda: _REFUSED in _screen(raw), 1.0)
+            else:  # no dialog: the session runs; wait for its first request to be answered
+                _read_until(leader, raw, lambda: bool(model.requests), limit)
+                _read_until(leader, raw, lambda: False, 1.0)
+        finally:
+            with suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            os.close(leader)
     model.check()
     return Dialog(asked=asked, requests_before=before, screen=_screen(bytes(raw)))

@@ -7,7 +7,9 @@ description}`) with `cat output.txt`; the second, asked once the tool result is 
 request, ends the turn. The answer's `content` is that `tool_result` block's content exactly
 as sent (a string, or its text blocks joined), with the temp root taken out; `saved` is the
 file it names after `Full output saved to: ` (Claude Code's `<persisted-output>` marker)
-when there is one, read back whole. The saved file's path reads
+when there is one, read back whole; from 64 MB on, the marker reads `Output exceeded the
+64MB persist limit; only the first 64MB were saved to: <file>`, and that file (the first
+64 MB) is `saved`. The saved file's path reads
 `/home/.claude/projects/-work/<session>/tool-results/<id>.txt` on every machine.
 
 - `limit`: Claude Code's own setting `bashOutputMaxChars` (`--settings`); null = its
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ctxspec.conformance.harnesses.claude_code.run import ClaudeFailed, claude_run, scripted
+from ctxspec.conformance.harnesses.kit.bench import write_output
 from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
 from ctxspec.conformance.harnesses.kit.model_script import Request, Text, ToolCall, Turn, Usage
 from ctxspec.conformance.harnesses.kit.tree import virtualize
@@ -38,7 +41,8 @@ LEAST: Final = 4_000  # bashOutputMaxChars clamps to LEAST..MOST
 MOST: Final = 128_000
 _FILE: Final = "output.txt"
 _PROMPT: Final = "Show output.txt."
-_SAVED: Final = re.compile(r"Full output saved to: (\S+)")
+# the marker's two wordings in 2.1.332: the whole output saved, or (from 64 MB) its first 64 MB
+_SAVED: Final = re.compile(r"(?:Full output saved to|only the first \S+ were saved to): (\S+)")
 
 
 def _results(body: Any) -> list[Any]:
@@ -103,7 +107,7 @@ def tool_output(args: Args) -> dict[str, str]:
         root = Path(os.path.realpath(temp))
         work, home = root / "work", root / "home"
         work.mkdir()
-        (work / _FILE).write_bytes(_utf8(content))
+        write_output(work / _FILE, content, _utf8)
         with scripted(_reply) as model:
             try:
                 claude_run(model, _PROMPT, cwd=work, home=home, settings=settings)

@@ -28,6 +28,12 @@ loopback port, a hard deadline: `run.py`):
 Shapes Codex cannot take are answered `unsupported`: `tool: read` (Codex has no read
 tool), a history that does not start with a user message, one that Codex already
 compacts while it is replayed.
+
+The bench ops (`kit/bench.py`) of the three agent ops above that the runner draws curves
+of: `bench.agent_tool_output` (the file hard-linked as `output.txt`), `bench.agent_instructions`
+and `bench.agent_compaction` run the same code, timed as a turn: `elapsedNs` is the wall
+time of the `codex` run(s) of the turn (for a compaction, the last run alone: the turns
+before it are replayed as setup), `peakKiB` the peak RSS of that run's process tree.
 """
 
 from __future__ import annotations
@@ -41,15 +47,17 @@ from ctxspec.conformance.harnesses.codex.compaction import compaction, summary
 from ctxspec.conformance.harnesses.codex.instructions import instructions
 from ctxspec.conformance.harnesses.codex.sessions import resume
 from ctxspec.conformance.harnesses.codex.tool_output import tool_output
+from ctxspec.conformance.harnesses.kit.bench import bench_handlers
 from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
 
-HANDLERS: Final[dict[str, Handler]] = {
+AGENT: Final[dict[str, Handler]] = {
     "agent.compaction": compaction,
     "agent.instructions": instructions,
     "agent.resume": resume,
     "agent.summary": summary,
     "agent.tool_output": tool_output,
 }
+HANDLERS: Final[dict[str, Handler]] = {**AGENT, **bench_handlers(AGENT)}  # kit/bench.py
 
 
 def hello() -> dict[str, Any]:

@@ -48,6 +48,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -63,6 +64,7 @@ from ctxspec.conformance.harnesses.codex.run import (
     whole_text,
 )
 from ctxspec.conformance.harnesses.codex.tool_output import TOOL
+from ctxspec.conformance.harnesses.kit.bench import setup
 from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
 from ctxspec.conformance.harnesses.kit.model_script import (
     Part,
@@ -239,11 +241,15 @@ def _replay(turns: list[_Turn], script: _Script, root: Path, config: list[str]) 
         options = ["--json", "--skip-git-repo-check"]
         settings = [*overrides(model), *config]
         thread = None
-        for prompt in prompts:
+        for number, prompt in enumerate(prompts, 1):
             args, stdin = _prompt(prompt)
             command: tuple[str, ...] = ("exec",) if thread is None else ("exec", "resume")
             argv = [*options, "--", *([] if thread is None else [thread]), *args]
-            ran = codex(command, argv, cwd=work, home=home, config=settings, env=ENV, stdin=stdin)
+            # the replay before the last run is setup: a bench op times the last run alone
+            with nullcontext() if number == len(prompts) else setup():
+                ran = codex(
+                    command, argv, cwd=work, home=home, config=settings, env=ENV, stdin=stdin
+                )
             thread = thread or _thread(ran.stdout)
             if script.early is not None:
                 raise Unsupported(

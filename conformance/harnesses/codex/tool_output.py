@@ -33,6 +33,7 @@ from typing import Any, Final
 from ctxspec.conformance.harnesses.codex.numbers import whole
 from ctxspec.conformance.harnesses.codex.provider import ENV, overrides, scripted
 from ctxspec.conformance.harnesses.codex.run import CodexFailed, codex, config_file, utf8
+from ctxspec.conformance.harnesses.kit.bench import write_output
 from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
 from ctxspec.conformance.harnesses.kit.model import ModelServer
 from ctxspec.conformance.harnesses.kit.model_script import Request, Text, ToolCall, Turn, Usage
@@ -94,7 +95,7 @@ def tool_output(args: Args) -> dict[str, str]:
     with tempfile.TemporaryDirectory(prefix="ctxspec-codex-") as temp:
         root = Path(os.path.realpath(temp))
         (root / "work").mkdir()
-        (root / "work" / _FILE).write_bytes(utf8(content))
+        write_output(root / "work" / _FILE, content, utf8)
         with scripted(_reply) as model:
             run_exec(model, root, _PROMPT, config)
         outputs = _outputs(model.bodies)

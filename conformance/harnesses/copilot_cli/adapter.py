@@ -24,6 +24,11 @@ hard deadline: `run.py`):
 Not listed: agent.compaction and agent.summary (not driven). Shapes not driven are
 answered `unsupported`: `tool: read`, a `budget`, a fork (none documented), tool calls in a
 replayed history.
+
+The bench ops (`kit/bench.py`): `bench.agent_tool_output` (the file hard-linked as
+`output.txt`) and `bench.agent_instructions` run the same code, timed as a turn:
+`elapsedNs` is the wall time of the CLI's one run, `peakKiB` the peak RSS of its process
+tree.
 """
 
 from __future__ import annotations
@@ -36,13 +41,15 @@ from typing import Any, Final
 from ctxspec.conformance.harnesses.copilot_cli.instructions import instructions
 from ctxspec.conformance.harnesses.copilot_cli.sessions import resume
 from ctxspec.conformance.harnesses.copilot_cli.tool_output import tool_output
+from ctxspec.conformance.harnesses.kit.bench import bench_handlers
 from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
 
-HANDLERS: Final[dict[str, Handler]] = {
+AGENT: Final[dict[str, Handler]] = {
     "agent.instructions": instructions,
     "agent.resume": resume,
     "agent.tool_output": tool_output,
 }
+HANDLERS: Final[dict[str, Handler]] = {**AGENT, **bench_handlers(AGENT)}  # kit/bench.py
 
 
 def hello() -> dict[str, Any]:

@@ -40,6 +40,7 @@ from ctxspec.conformance.harnesses.copilot_cli.run import (
     scripted,
     utf8,
 )
+from ctxspec.conformance.harnesses.kit.bench import write_output
 from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
 from ctxspec.conformance.harnesses.kit.model_script import Request, Text, ToolCall, Turn, Usage
 from ctxspec.conformance.harnesses.kit.tree import virtualize
@@ -110,7 +111,7 @@ def tool_output(args: Args) -> dict[str, str]:
         root = Path(os.path.realpath(temp))
         work = root / "work"
         work.mkdir()
-        (work / _FILE).write_bytes(utf8(content))
+        write_output(work / _FILE, content, utf8)
         script = _Script()
         with scripted(script) as model:
             try:

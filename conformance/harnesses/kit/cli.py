@@ -15,6 +15,8 @@ from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxspec.conformance.harnesses.kit import bench
+
 __all__ = ["DeadlinePassed", "Finished", "deadline", "run_cli", "stderr_tail"]
 
 
@@ -57,25 +59,28 @@ def run_cli(
     limit: float,
     stdin: bytes | None = None,
 ) -> Finished:
-    """Run `argv` to its end or its deadline (`DeadlinePassed`); see the module doc."""
-    process = subprocess.Popen(
-        list(argv),
-        cwd=cwd,
-        env=dict(env),
-        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
-        stdout, stderr = process.communicate(stdin, timeout=limit)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        stdout, stderr = process.communicate()
-        raise DeadlinePassed(limit, stdout, stderr) from None
-    finally:
-        with suppress(ProcessLookupError):  # what it left running (a tool's shell) goes too
+    """Run `argv` to its end or its deadline (`DeadlinePassed`); see the module doc. Inside a
+    measured bench request its time and its process tree's peak go to the meter (`bench`)."""
+    with bench.watch() as started:
+        process = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        started(process.pid)
+        try:
+            stdout, stderr = process.communicate(stdin, timeout=limit)
+        except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
-        if process.poll() is None:
-            process.wait()
+            stdout, stderr = process.communicate()
+            raise DeadlinePassed(limit, stdout, stderr) from None
+        finally:
+            with suppress(ProcessLookupError):  # what it left running (a tool's shell) goes too
+                os.killpg(process.pid, signal.SIGKILL)
+            if process.poll() is None:
+                process.wait()
     return Finished(process.returncode, stdout, stderr)

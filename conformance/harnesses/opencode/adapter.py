@@ -24,6 +24,12 @@ closed loopback port, a hard deadline: `run.py`):
 
 A session's first run starts with opencode's title request (no tools), which the script
 answers with a title.
+
+The bench ops (`kit/bench.py`): `bench.agent_tool_output` (the file hard-linked as
+`output.txt`), `bench.agent_instructions` and `bench.agent_compaction` run the same code,
+timed as a turn: `elapsedNs` is the wall time of the `opencode run`(s) of the turn (for a
+compaction, the last run alone: the turns before it are replayed as setup), `peakKiB` the
+peak RSS of that run's process tree.
 """
 
 from __future__ import annotations
@@ -32,17 +38,19 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
+from ctxspec.conformance.harnesses.kit.bench import bench_handlers
 from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
 from ctxspec.conformance.harnesses.opencode.compaction import compaction, summary
 from ctxspec.conformance.harnesses.opencode.instructions import instructions
 from ctxspec.conformance.harnesses.opencode.tool_output import tool_output
 
-HANDLERS: Final[dict[str, Handler]] = {
+AGENT: Final[dict[str, Handler]] = {
     "agent.compaction": compaction,
     "agent.summary": summary,
     "agent.instructions": instructions,
     "agent.tool_output": tool_output,
 }
+HANDLERS: Final[dict[str, Handler]] = {**AGENT, **bench_handlers(AGENT)}  # kit/bench.py
 
 
 def hello() -> dict[str, Any]:

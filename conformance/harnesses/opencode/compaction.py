@@ -52,10 +52,12 @@ import json
 import os
 import re
 import tempfile
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from ctxspec.conformance.harnesses.kit.bench import setup
 from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
 from ctxspec.conformance.harnesses.kit.model_script import (
     Part,
@@ -279,16 +281,18 @@ def _replay(turns: list[_Turn], script: _Script, root: Path, window: int) -> Non
         for number, prompt in enumerate(prompts, 1):
             script.final = number == len(prompts)
             options = ["--format", "json", *([] if session is None else ["-s", session])]
-            ran = opencode_run(
-                model,
-                None,
-                cwd=work,
-                home=home,
-                context=window,
-                output=OUTPUT,
-                options=options,
-                stdin=prompt.encode("utf-8"),
-            )
+            # the replay before the last run is setup: a bench op times the last run alone
+            with nullcontext() if script.final else setup():
+                ran = opencode_run(
+                    model,
+                    None,
+                    cwd=work,
+                    home=home,
+                    context=window,
+                    output=OUTPUT,
+                    options=options,
+                    stdin=prompt.encode("utf-8"),
+                )
             session = session or _session(ran)
             if script.early is not None:
                 raise Unsupported(

@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Final
 
+from ctxspec.conformance.harnesses.kit.bench import write_output
 from ctxspec.conformance.harnesses.kit.jsonlines import Args, InvalidInput, Unsupported
 from ctxspec.conformance.harnesses.kit.model_script import Request, Text, ToolCall, Turn, Usage
 from ctxspec.conformance.harnesses.kit.tree import virtualize
@@ -92,7 +93,7 @@ def tool_output(args: Args) -> dict[str, str]:
         root = Path(os.path.realpath(temp))
         work, home = root / "work", root / "home"
         work.mkdir()
-        (work / _FILE).write_bytes(_utf8(content))
+        write_output(work / _FILE, content, _utf8)
         with scripted(_reply) as model:
             try:
                 opencode_run(model, _PROMPT, cwd=work, home=home, config=config)

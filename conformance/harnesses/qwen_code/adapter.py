@@ -24,6 +24,11 @@ port, a hard deadline: `run.py`):
 Not listed: agent.compaction and agent.summary (Qwen Code's threshold for
 qwen3-coder-plus is 850,000 tokens of usage, not driven yet). Shapes not driven are
 answered `unsupported`: `tool: read`, a `budget`.
+
+The bench ops (`kit/bench.py`): `bench.agent_tool_output` (the file hard-linked as
+`output.txt`) and `bench.agent_instructions` run the same code, timed as a turn:
+`elapsedNs` is the wall time of the CLI's one run, `peakKiB` the peak RSS of its process
+tree.
 """
 
 from __future__ import annotations
@@ -33,16 +38,18 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
+from ctxspec.conformance.harnesses.kit.bench import bench_handlers
 from ctxspec.conformance.harnesses.kit.jsonlines import Handler, dispatch, serve
 from ctxspec.conformance.harnesses.qwen_code.instructions import instructions
 from ctxspec.conformance.harnesses.qwen_code.sessions import resume
 from ctxspec.conformance.harnesses.qwen_code.tool_output import tool_output
 
-HANDLERS: Final[dict[str, Handler]] = {
+AGENT: Final[dict[str, Handler]] = {
     "agent.instructions": instructions,
     "agent.resume": resume,
     "agent.tool_output": tool_output,
 }
+HANDLERS: Final[dict[str, Handler]] = {**AGENT, **bench_handlers(AGENT)}  # kit/bench.py
 
 
 def hello() -> dict[str, Any]:

@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any
 
+import agent_bench
 import pytest
 
 from ctxspec.conformance.harnesses import claude_code
@@ -109,7 +110,15 @@ class TestClaudeCode:
             "agent.instructions",
             "agent.tool_output",
             "agent.resume",
+            "bench.agent_instructions",
+            "bench.agent_tool_output",
         }
+
+    def test_bench_tool_output_times_the_turn(self, impl: Implementation) -> None:
+        agent_bench.tool_output(impl)
+
+    def test_bench_instructions_times_the_run(self, impl: Implementation) -> None:
+        agent_bench.instructions(impl, "CLAUDE.md")
 
     @pytest.mark.parametrize("limit", [0, 3_999, 128_001])
     def test_a_limit_the_setting_clamps_is_unsupported(

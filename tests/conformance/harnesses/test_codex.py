@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import agent_bench
 import pytest
 
 from ctxspec.conformance.harnesses import codex
@@ -178,7 +179,20 @@ class TestCodex:
             "agent.resume",
             "agent.summary",
             "agent.tool_output",
+            "bench.agent_compaction",
+            "bench.agent_instructions",
+            "bench.agent_tool_output",
         }
+
+    def test_bench_tool_output_times_the_turn(self, impl: Implementation) -> None:
+        agent_bench.tool_output(impl)
+
+    def test_bench_instructions_times_the_run(self, impl: Implementation) -> None:
+        agent_bench.instructions(impl, "AGENTS.md")
+
+    def test_bench_compaction_times_the_last_turn(self, impl: Implementation) -> None:
+        """The first turn is replayed as setup; the answer is agent.compaction's."""
+        assert agent_bench.compaction(impl, 10_000, 9_500) == {"compact": True, "keep": 5}
 
     def test_instructions_global_then_root_to_cwd(self, impl: Implementation) -> None:
         tree = {

@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import agent_bench
 import pytest
 
 from ctxspec.conformance.harnesses import copilot_cli
@@ -110,7 +111,19 @@ class TestCopilot:
             "version": VERSION,
             "language": "typescript",
         }
-        assert set(impl.hello["ops"]) == {"agent.instructions", "agent.resume", "agent.tool_output"}
+        assert set(impl.hello["ops"]) == {
+            "agent.instructions",
+            "agent.resume",
+            "agent.tool_output",
+            "bench.agent_instructions",
+            "bench.agent_tool_output",
+        }
+
+    def test_bench_tool_output_times_the_turn(self, impl: Implementation) -> None:
+        agent_bench.tool_output(impl)
+
+    def test_bench_instructions_times_the_run(self, impl: Implementation) -> None:
+        agent_bench.instructions(impl, "AGENTS.md")
 
     def test_one_unpacked_package_read_only(self) -> None:
         """The install holds the binary's package, unpacked once, its files read-only."""

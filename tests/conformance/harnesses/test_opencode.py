@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any
 
+import agent_bench
 import pytest
 
 from ctxspec.conformance.harnesses import opencode
@@ -174,7 +175,20 @@ class TestOpencode:
             "agent.instructions",
             "agent.summary",
             "agent.tool_output",
+            "bench.agent_compaction",
+            "bench.agent_instructions",
+            "bench.agent_tool_output",
         }
+
+    def test_bench_tool_output_times_the_turn(self, impl: Implementation) -> None:
+        agent_bench.tool_output(impl)
+
+    def test_bench_instructions_times_the_run(self, impl: Implementation) -> None:
+        agent_bench.instructions(impl, "AGENTS.md")
+
+    def test_bench_compaction_times_the_last_turn(self, impl: Implementation) -> None:
+        """The first turn is replayed as setup; the answer is agent.compaction's."""
+        assert agent_bench.compaction(impl, 100_000, 96_000) == {"compact": True, "keep": 5}
 
     def test_tool_output_keeps_the_tail_under_a_header(self, impl: Implementation) -> None:
         """max_bytes 100 over two 300-byte lines: the last 100 bytes, the whole saved."""

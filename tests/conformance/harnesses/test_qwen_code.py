@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import agent_bench
 import pytest
 
 from ctxspec.conformance.harnesses import qwen_code
@@ -167,7 +168,19 @@ class TestQwenCode:
             "version": VERSION,
             "language": "typescript",
         }
-        assert set(impl.hello["ops"]) == {"agent.instructions", "agent.resume", "agent.tool_output"}
+        assert set(impl.hello["ops"]) == {
+            "agent.instructions",
+            "agent.resume",
+            "agent.tool_output",
+            "bench.agent_instructions",
+            "bench.agent_tool_output",
+        }
+
+    def test_bench_tool_output_times_the_turn(self, impl: Implementation) -> None:
+        agent_bench.tool_output(impl)
+
+    def test_bench_instructions_times_the_run(self, impl: Implementation) -> None:
+        agent_bench.instructions(impl, "QWEN.md")
 
     def test_tool_output_is_the_record_trimmed(self, impl: Implementation) -> None:
         """The shell result is Qwen Code's record of the run, the output trimmed in it."""
