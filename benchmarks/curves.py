@@ -11,9 +11,11 @@ input's times minus the median of the base's, in the same process and minutes: f
 black box whose figure is a whole CLI turn (`timing: turn`), that takes out the start-up,
 the model's round trip and everything that does not grow with the input; for an agent run
 in process (`timing: in-process`) the base is near zero. Its memory is the peak the
-harness reports (`peakKiB`: the process's for an in-process agent, the CLI's whole process
-tree for a black box) minus the base's; divided by the input's bytes, the memory per
-input byte.
+harness reports (`peakKiB`) minus the base's: for an in-process agent the process's peak
+after the input's rounds over its peak after the first base; for a black box, whose every
+turn is a new process tree whose peak jumps between levels from run to run (Codex's
+190 or 310 MiB on the same input), the median over the median, the base's own spread
+kept as the memory's noise. Divided by the input's bytes, the memory per input byte.
 
 A curve stops at the first size whose request passes the deadline, fails, or would start
 after the curve's time budget is spent; the point says why, and `stopped` says where.
@@ -94,6 +96,7 @@ class Point:
     wall_seconds: float | None = None  # the runner's clock, the input's median
     peak_kib: int | None = None
     base_peak_kib: int | None = None
+    base_peak_spread_kib: int = 0  # the base's peaks, max - min: a black box's memory noise
     answer: Any = None  # the input's answer (of its last round)
     timing: str | None = None  # in-process | turn
     error: str | None = None  # why the curve stopped here
@@ -121,6 +124,7 @@ class Point:
             "wallSeconds": self.wall_seconds,
             "peakKiB": self.peak_kib,
             "basePeakKiB": self.base_peak_kib,
+            "basePeakSpreadKiB": self.base_peak_spread_kib,
             "memoryPerByte": self.memory_per_byte,
             "timing": self.timing,
             "answer": self.answer,
@@ -236,12 +240,13 @@ def measure_point(
             point.spread = (max(base_ns) - min(base_ns)) / 1e9
             point.seconds = statistics.median(input_ns) / 1e9 - base
             point.wall_seconds = statistics.median(walls)
-            known = [p for p in peaks if p is not None]
-            point.peak_kib = max(known) if known else None
-            # in process, a peak is the process's so far: the base's is its first round's
-            point.base_peak_kib = (
-                base_peaks[0] if point.timing == "in-process" else _median(base_peaks)
-            )
+            if point.timing == "in-process":  # a peak is the process's so far
+                point.base_peak_kib = base_peaks[0]  # before any input was read
+                point.peak_kib = max((p for p in peaks if p is not None), default=None)
+            else:  # each turn's own tree: its peaks jump between levels from run to run
+                point.base_peak_kib, point.peak_kib = _median(base_peaks), _median(peaks)
+                known = [p for p in base_peaks if p is not None]
+                point.base_peak_spread_kib = max(known) - min(known) if known else 0
         elif point.error is None:
             point.error = "no round was taken"
     finally:

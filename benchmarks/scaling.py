@@ -95,9 +95,11 @@ def fit(curve: Curve) -> Fit:
 
 
 def heavy_memory(point: Point) -> bool:
-    """More than `MEMORY_LIMIT` bytes per input byte, and `MEMORY_FINDING_KIB` in all."""
-    per_byte, held = point.memory_per_byte, point.memory_kib
-    return per_byte is not None and per_byte > MEMORY_LIMIT and (held or 0) >= MEMORY_FINDING_KIB
+    """More than `MEMORY_LIMIT` bytes per input byte, and `MEMORY_FINDING_KIB` in all, and
+    twice what the base's peak moved between its own rounds."""
+    per_byte, held = point.memory_per_byte, point.memory_kib or 0
+    floor = max(MEMORY_FINDING_KIB, 2 * point.base_peak_spread_kib)
+    return per_byte is not None and per_byte > MEMORY_LIMIT and held >= floor
 
 
 @dataclass(frozen=True, slots=True)
