@@ -45,8 +45,37 @@ NOISE_FLOOR_SECONDS: Final = 50e-6  # a timer's and a scheduler's grain
 BASE_SHARE: Final = 0.05  # a black box's turn moves by this share of itself between runs
 MIN_FIT_POINTS: Final = 3
 
-# (family, op) -> (the agent's code path, public issues); what a maintainer reads first
-KNOWN: Final[dict[tuple[str, str], tuple[str, tuple[str, ...]]]] = {}
+# (family, op) -> (the agent's code path, public issues); what a maintainer reads first.
+# The paths are the harnesses' (docs/performance/agents.md, "What each op times").
+_PI = "@earendil-works/pi-coding-agent dist/"
+KNOWN: Final[dict[tuple[str, str], tuple[str, tuple[str, ...]]]] = {
+    ("pi", "agent_tool_output"): (
+        f"{_PI}core/tools/bash.js (the bash tool's execute: every chunk into "
+        "core/tools/output-accumulator.js, the full output to a temp file)",
+        (),
+    ),
+    ("pi", "agent_instructions"): (
+        f"{_PI}core/resource-loader.js loadProjectContextFiles, core/system-prompt.js",
+        (),
+    ),
+    ("pi", "agent_compaction"): (
+        f"{_PI}core/compaction/compaction.js estimateContextTokens, shouldCompact, "
+        "prepareCompaction",
+        (),
+    ),
+    ("gemini-cli", "agent_tool_output"): (
+        "@google/gemini-cli-core ToolExecutor.truncateOutputIfNeeded",
+        ("https://github.com/google-gemini/gemini-cli/issues/17037",),
+    ),
+    ("gemini-cli", "agent_instructions"): (
+        "@google/gemini-cli-core MemoryContextManager.refresh (memoryDiscovery.js)",
+        (),
+    ),
+    ("gemini-cli", "agent_compaction"): (
+        "@google/gemini-cli-core ChatCompressionService.compress",
+        (),
+    ),
+}
 
 
 def noise(point: Point) -> float:
