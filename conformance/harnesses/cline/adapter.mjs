@@ -37,10 +37,16 @@
 //   over 8,000 characters). Run both ways: six 3,000-character tool results, window
 //   5,000: both compact; six 30,000-character ones, window 30,000: this op compacts,
 //   the session does not (it counts the results cut to 8,000).
+// - bench.agent_tool_output, bench.agent_instructions, bench.agent_compaction: the same
+//   drives, with the output from the file `path` (hard-linked where the tool reads it)
+//   and the time of the agent's own calls alone (kit/bench.mjs): the session turn
+//   (`host.start`, session.mjs) for the tool output and the rules, the prepare-turn call
+//   (the function createContextCompactionPrepareTurn returns) for the compaction.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { measured, placeInput, untimed, utf8Bytes } from "../kit/bench.mjs";
 import { InvalidInput, Unsupported, ownTmp } from "../kit/errors.mjs";
 import { serve } from "../kit/serve.mjs";
 import { materialize, realPath, removeTree, virtualize } from "../kit/tree.mjs";
@@ -76,19 +82,30 @@ const version = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"
 
 const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 let serial = 0;
+// a directory of this request's own, with `output.txt` written by `place(file)`
+function outputDir(place) {
+  const dir = join(ownTmp, `out-${++serial}`);
+  mkdirSync(dir);
+  const file = join(dir, "output.txt");
+  try {
+    place(file);
+  } catch (error) {
+    removeTree(dir);
+    throw error;
+  }
+  return { dir, file };
+}
+
 function contentFile(content) {
   if (typeof content !== "string") throw new InvalidInput("content: a string", "content");
   // a command's output and a file are bytes: a lone surrogate has no UTF-8 form, so no
   // command or file can give the SDK's tools this output
   if (LONE.test(content)) throw new Unsupported("content: a lone surrogate cannot be a command's output or a file's text");
-  const dir = join(ownTmp, `out-${++serial}`);
-  mkdirSync(dir);
-  const file = join(dir, "output.txt");
-  writeFileSync(file, content);
-  return { dir, file };
+  return outputDir((file) => writeFileSync(file, content));
 }
 
-async function toolOutput(a) {
+// the tool's result text as the model gets it, over the output file `output()` makes
+async function toolTurn(a, output, timed) {
   const tool = a.tool ?? "shell";
   const limit = a.limit ?? null;
   // the setting is an environment string the SDK parses itself (a value it cannot use,
@@ -97,19 +114,28 @@ async function toolOutput(a) {
     throw new InvalidInput("limit: a number (characters) or null", "limit");
   }
   if (tool !== "shell" && tool !== "read") throw new InvalidInput(`tool: 'shell' or 'read', not ${JSON.stringify(tool)}`, "tool");
-  const { dir, file } = contentFile(a.content);
+  const { dir, file } = output();
   try {
     const home = join(dir, "home");
     mkdirSync(home);
-    return { content: await runTool(core, storage, { tool, file, cwd: dir, home, limit }) };
+    return await runTool(core, storage, { tool, file, cwd: dir, home, limit, timed });
   } finally {
     removeTree(dir);
   }
 }
 
+const toolOutput = async (a) => ({ content: await toolTurn(a, () => contentFile(a.content), untimed) });
+
+const invalidPath = (message) => new InvalidInput(message, "path");
+const benchToolOutput = (a) =>
+  measured(async (timed) => {
+    const content = await toolTurn(a, () => outputDir((file) => placeInput(a.path, file, invalidPath)), timed);
+    return { modelBytes: utf8Bytes(content), savedBytes: null };
+  });
+
 // ---- agent.instructions --------------------------------------------------------------
 
-async function instructions(a) {
+async function instructionsText(a, timed) {
   if (a.budget !== undefined && a.budget !== null) throw new Unsupported("budget: the SDK has no instruction budget setting");
   if (![undefined, null, "trusted", "untrusted"].includes(a.trust)) throw new InvalidInput("trust: 'trusted', 'untrusted' or null", "trust");
   for (const field of ["cwd", "home"]) {
@@ -121,11 +147,14 @@ async function instructions(a) {
     const cwd = realPath(root, a.cwd);
     mkdirSync(home, { recursive: true });
     mkdirSync(cwd, { recursive: true });
-    return { text: virtualize(await runInstructions(core, storage, { cwd, home }), root) };
+    return virtualize(await runInstructions(core, storage, { cwd, home, timed }), root);
   } finally {
     removeTree(root);
   }
 }
+
+const instructions = async (a) => ({ text: await instructionsText(a, untimed) });
+const benchInstructions = (a) => measured(async (timed) => ({ modelBytes: utf8Bytes(await instructionsText(a, timed)) }));
 
 // ---- agent.compaction / agent.summary ------------------------------------------------
 
@@ -174,7 +203,7 @@ function scriptedFetch(reply, asked) {
 }
 
 const quiet = { log() {}, debug() {}, error() {} };
-async function prepareTurn(a, reply) {
+async function prepareTurn(a, reply, timed = untimed) {
   if (typeof a.window !== "number" || !Number.isInteger(a.window) || a.window < 1) throw new InvalidInput("window: a positive integer (tokens)", "window");
   const usage = a.usage ?? null;
   // the SDK reads a usage that is no positive number as none: any number is passed as given
@@ -185,12 +214,13 @@ async function prepareTurn(a, reply) {
   const prepare = core.createContextCompactionPrepareTurn({
     ...endpoint, providerConfig: { ...endpoint, fetch: scriptedFetch(reply, asked) }, compaction: { enabled: true }, logger: quiet,
   });
-  const result = await prepare({
+  const turn = {
     agentId: "ctxspec", conversationId: "ctxspec", parentAgentId: null, iteration: 1,
     messages, apiMessages: messages, abortSignal: new AbortController().signal, systemPrompt: "", tools: [],
     model: { id: "scripted", provider: "openai-compatible", info: { contextWindow: a.window } },
     previousRequestInputTokens: usage ?? undefined,
-  });
+  };
+  const result = await timed(() => prepare(turn));
   return { messages, result, asked };
 }
 
@@ -202,8 +232,8 @@ function keptFrom(input, output) {
   return k;
 }
 
-async function compaction(a) {
-  const { messages, result } = await prepareTurn(a, { text: "Summary of the earlier conversation.", stopReason: "stop" });
+async function compaction(a, timed = untimed) {
+  const { messages, result } = await prepareTurn(a, { text: "Summary of the earlier conversation.", stopReason: "stop" }, timed);
   if (!result?.messages) return { compact: false, keep: null };
   return { compact: true, keep: keptFrom(messages, result.messages) };
 }
@@ -223,6 +253,9 @@ await serve(
     "agent.instructions": instructions,
     "agent.compaction": compaction,
     "agent.summary": summary,
+    "bench.agent_tool_output": benchToolOutput,
+    "bench.agent_instructions": benchInstructions,
+    "bench.agent_compaction": (a) => measured((timed) => compaction(a, timed)),
   },
   { name: "cline", version, language: `node ${process.versions.node}` },
 );

@@ -18,7 +18,13 @@
 //   (MESSAGE_BUILDER_LIMIT_ENV), which the session reads when it builds its agent.
 // - runInstructions: the first request's system prompt, less the session's own prompt
 //   (the rules the session appended, formatRulesForSystemPrompt's "# Rules" sections).
+//
+// `timed` (kit/bench.mjs) wraps the turn itself, `host.start(...)`: the session's start
+// (its rules loaded, its tools and agent built), the scripted model's requests, the tool's
+// run and cuts. The host (`ClineCore.create`, made once by an app) and its disposal are
+// not in it.
 import { existsSync } from "node:fs";
+import { untimed } from "../kit/bench.mjs";
 
 const CALL_ID = "call_ctxspec";
 const LIMIT_ENV = "CLINE_MESSAGE_BUILDER_MAX_TOOL_RESULT_CHARS";
@@ -45,7 +51,7 @@ const call = (tool, file) =>
 // Runs one session turn in `cwd` with `home` as the user's home; the scripted model
 // answers each request with `script(requests)` (a stream Response). The requests' bodies
 // are returned, as the provider received them.
-export async function runTurn(core, storage, { cwd, home, script, env = {} }) {
+export async function runTurn(core, storage, { cwd, home, script, env = {}, timed = untimed }) {
   const requests = [];
   const fetch = async (_url, init) => {
     requests.push(JSON.parse(init.body));
@@ -59,13 +65,11 @@ export async function runTurn(core, storage, { cwd, home, script, env = {} }) {
   storage.setHomeDir(home);
   const host = await core.ClineCore.create({ clientName: "ctxspec", backendMode: "local", logger: quiet });
   try {
-    await host.start({
-      config: {
-        ...ENDPOINT, providerConfig: { ...ENDPOINT, fetch }, cwd, workspaceRoot: cwd, systemPrompt: SYSTEM_PROMPT,
-        enableTools: true, enableSpawnAgent: false, enableAgentTeams: false, mode: "act", yolo: true,
-      },
-      prompt: "ctxspec", interactive: false,
-    });
+    const config = {
+      ...ENDPOINT, providerConfig: { ...ENDPOINT, fetch }, cwd, workspaceRoot: cwd, systemPrompt: SYSTEM_PROMPT,
+      enableTools: true, enableSpawnAgent: false, enableAgentTeams: false, mode: "act", yolo: true,
+    };
+    await timed(() => host.start({ config, prompt: "ctxspec", interactive: false }));
   } finally {
     await host.dispose?.();
     for (const [name, value] of Object.entries(saved)) {
@@ -76,7 +80,7 @@ export async function runTurn(core, storage, { cwd, home, script, env = {} }) {
   return requests;
 }
 
-export async function runTool(core, storage, { tool, file, cwd, home, limit }) {
+export async function runTool(core, storage, { tool, file, cwd, home, limit, timed }) {
   if (!existsSync(file)) throw new Error(`runTool: ${file} is missing`);
   const { name, arguments: args } = call(tool, file);
   const script = (requests) => {
@@ -85,7 +89,7 @@ export async function runTool(core, storage, { tool, file, cwd, home, limit }) {
     return stream({ tool_calls: [toolCall] }, "tool_calls");
   };
   const env = { [LIMIT_ENV]: limit === null ? null : String(limit) };
-  const requests = await runTurn(core, storage, { cwd, home, script, env });
+  const requests = await runTurn(core, storage, { cwd, home, script, env, timed });
   const message = requests.flatMap((r) => r.messages ?? []).find((m) => m.role === "tool" && m.tool_call_id === CALL_ID);
   if (!message) throw new Error(`the session made ${requests.length} request(s), none with the tool's result`);
   let entries;
@@ -102,8 +106,8 @@ export async function runTool(core, storage, { tool, file, cwd, home, limit }) {
 
 // The system prompt of the session's first request, less the session's own prompt: the
 // rules the SDK appended to it (formatRulesForSystemPrompt's "# Rules" sections)
-export async function runInstructions(core, storage, { cwd, home }) {
-  const requests = await runTurn(core, storage, { cwd, home, script: () => stream({ content: "done" }, "stop") });
+export async function runInstructions(core, storage, { cwd, home, timed }) {
+  const requests = await runTurn(core, storage, { cwd, home, script: () => stream({ content: "done" }, "stop"), timed });
   const system = (requests[0]?.messages ?? []).filter((m) => m.role === "system").map((m) => m.content);
   if (system.length !== 1 || typeof system[0] !== "string" || !system[0].startsWith(SYSTEM_PROMPT)) {
     throw new Error(`unexpected system messages: ${JSON.stringify(system).slice(0, 300)}`);

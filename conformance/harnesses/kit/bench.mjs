@@ -9,9 +9,10 @@
 //     return { modelBytes: Buffer.byteLength(out) };        // the answer
 //   });
 //
-// `timed` may be called more than once: the sections add up. A body that times nothing is
+// `timed` may be called more than once: the sections add up. The agent op and its bench op
+// share one drive function taking `timed`: the agent op passes `untimed` (below). A body that times nothing is
 // refused, so that a harness cannot answer a figure that measured no agent code.
-import { readFileSync } from "node:fs";
+import { copyFileSync, linkSync, readFileSync } from "node:fs";
 
 const now = () => process.hrtime.bigint();
 
@@ -47,16 +48,45 @@ export function peakKiB() {
   return process.resourceUsage().maxRSS;
 }
 
-// The bytes of a bench op's input file as text, read before anything is timed; a missing
-// file is the caller's `invalid` error naming `path`.
-export function readInput(path, invalid) {
+const checkPath = (path, invalid) => {
   if (typeof path !== "string" || path === "") throw invalid("path: must be the path of a file");
+};
+const missing = (error, path, invalid) => (error.code === "ENOENT" ? invalid(`path: no such file: ${path}`) : error);
+
+// The bytes of a bench op's input file as text, read before anything is timed; a missing
+// file is the caller's `invalid` error naming `path`. A file past V8's longest string
+// (2**29 - 24 UTF-16 code units, about 512 MiB of ASCII) cannot be held as one text: an
+// error that says so, not V8's bare "Cannot create a string longer than ...".
+export function readInput(path, invalid) {
+  checkPath(path, invalid);
   try {
     return readFileSync(path, "utf8");
   } catch (error) {
-    if (error.code === "ENOENT") throw invalid(`path: no such file: ${path}`);
-    throw error;
+    if (error.code === "ERR_STRING_TOO_LONG") {
+      throw new Error(`path: ${path} holds more text than one V8 string can (at most 2**29 - 24 code units)`);
+    }
+    throw missing(error, path, invalid);
   }
 }
+
+// The bench op's input file put at `target` for an agent's own tool to read (a `cat`, a
+// read tool), before anything is timed: a hard link, a copy where no link can be made
+// (another file system). The caller removes `target`; the input file is never written.
+export function placeInput(path, target, invalid) {
+  checkPath(path, invalid);
+  try {
+    linkSync(path, target);
+  } catch (error) {
+    if (!["EXDEV", "EPERM", "EMLINK", "EACCES"].includes(error.code)) throw missing(error, path, invalid);
+    try {
+      copyFileSync(path, target);
+    } catch (copyError) {
+      throw missing(copyError, path, invalid);
+    }
+  }
+}
+
+// `timed` for the agent op that shares its drive code with a bench op: runs `fn`, times nothing
+export const untimed = (fn) => fn();
 
 export const utf8Bytes = (text) => Buffer.byteLength(text, "utf8");

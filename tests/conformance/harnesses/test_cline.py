@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ from ctxspec.conformance.harnesses import cline
 from ctxspec.conformance.judging.universal.units import lone_surrogates
 from ctxspec.conformance.transport.base import Implementation
 from ctxspec.conformance.transport.named import parse_named
+from ctxspec.conformance.transport.processes import run_dir
 
 VERSION = "0.0.86"
 SPEC = f"cline@{VERSION}"  # the conftest's `impl` fixture starts it once for the module
@@ -91,6 +94,9 @@ class TestAnswers:
             "agent.instructions",
             "agent.compaction",
             "agent.summary",
+            "bench.agent_tool_output",
+            "bench.agent_instructions",
+            "bench.agent_compaction",
         }
 
     def test_shell_output_over_the_limit_is_cut_around_a_marker(self, impl: Implementation) -> None:
@@ -182,6 +188,66 @@ class TestAnswers:
         for reason in ("stop", "length"):
             assert _ok(impl, "agent.summary", {**args, "stopReason": reason}) == {"accepted": True}
         assert _ok(impl, "agent.summary", SHORT_SUMMARY) == {"accepted": False}
+
+
+def _bench(impl: Implementation, op: str, args: dict[str, Any]) -> Any:
+    """A bench op's answer, its timing checked: in-process, the agent's part of the request."""
+    result = _ok(impl, op, args)
+    assert set(result) == {"answer", "elapsedNs", "requestNs", "peakKiB", "timing"}
+    assert result["timing"] == "in-process"
+    assert 0 < result["elapsedNs"] <= result["requestNs"]
+    assert result["peakKiB"] > 0
+    return result["answer"]
+
+
+def _utf8(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+@pytest.fixture
+def inputs() -> Path:
+    """A folder for bench input files where the confined adapter sees them (the run dir)."""
+    return Path(tempfile.mkdtemp(dir=run_dir()))
+
+
+@pytest.mark.slow
+class TestBench:
+    """The bench ops answer what the agent ops answer, reduced, timing the agent's calls."""
+
+    @pytest.mark.parametrize("args", [{"limit": 40}, {}, {"tool": "read"}])
+    def test_tool_output_is_the_agent_ops_bytes(
+        self, impl: Implementation, inputs: Path, args: dict[str, Any]
+    ) -> None:
+        """Cut (limit 40), whole (default), the read tool: the same bytes; nothing saved."""
+        content = "0123456789é\n" * 10
+        path = inputs / "output.txt"
+        path.write_text(content, encoding="utf-8")
+        expected = _ok(impl, "agent.tool_output", {"content": content, **args})["content"]
+        answer = _bench(impl, "bench.agent_tool_output", {"path": str(path), **args})
+        assert answer == {"modelBytes": _utf8(expected), "savedBytes": None}
+        assert path.read_text(encoding="utf-8") == content  # the input is left as it was
+
+    def test_instructions_are_the_agent_ops_bytes(self, impl: Implementation) -> None:
+        args = {"tree": RULES_TREE, "cwd": "/proj", "home": "/home"}
+        text = _ok(impl, "agent.instructions", args)["text"]
+        assert _utf8(text) > 0
+        assert _bench(impl, "bench.agent_instructions", args) == {"modelBytes": _utf8(text)}
+
+    @pytest.mark.parametrize("count", [4, 20])
+    def test_compaction_is_the_agent_ops_answer(self, impl: Implementation, count: int) -> None:
+        args = {"messages": _turns(count, 2000), "window": 10000}
+        expected = _ok(impl, "agent.compaction", args)
+        assert expected["compact"] is (count == 20)
+        assert _bench(impl, "bench.agent_compaction", args) == expected
+
+    def test_a_missing_file_is_invalid(self, impl: Implementation, inputs: Path) -> None:
+        absent = inputs / "absent.txt"
+        reply = impl.call("bench.agent_tool_output", {"path": str(absent)})
+        assert reply.error is not None
+        assert (reply.error.type, reply.error.field) == ("invalid_input", "path")
+        assert reply.error.message == f"path: no such file: {absent}"
+        budget = {**NO_TREE, "budget": 10}
+        assert _error(impl, "bench.agent_instructions", budget) == UNSUPPORTED
 
 
 @pytest.mark.slow

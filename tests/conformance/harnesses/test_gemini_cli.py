@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import yaml
 
 from ctxspec.conformance.harnesses import gemini_cli
 from ctxspec.conformance.transport.base import Implementation
+from ctxspec.conformance.transport.processes import run_dir
 
 SPEC = "gemini-cli@0.61.0"
 VERSION = "0.61.0"
@@ -77,6 +79,9 @@ class TestHello:
             "agent.instructions",
             "agent.summary",
             "agent.tool_output",
+            "bench.agent_compaction",
+            "bench.agent_instructions",
+            "bench.agent_tool_output",
         ]
 
 
@@ -358,3 +363,76 @@ class TestSummary:
             "stopReason": "stop",
         }
         assert error_of(impl, "agent.summary", args)[0] == "unsupported"
+
+
+def bench(impl: Implementation, op: str, args: dict[str, Any]) -> Any:
+    """A bench op's answer, its timing checked: in-process, the agent's part of the request."""
+    result = answer(impl, op, args)
+    assert set(result) == {"answer", "elapsedNs", "requestNs", "peakKiB", "timing"}
+    assert result["timing"] == "in-process"
+    assert 0 < result["elapsedNs"] <= result["requestNs"]
+    assert result["peakKiB"] > 0
+    return result["answer"]
+
+
+def utf8(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+@pytest.fixture
+def inputs() -> Path:
+    """A folder for bench input files where the confined adapter sees them (the run dir)."""
+    return Path(tempfile.mkdtemp(dir=run_dir()))
+
+
+@pytest.mark.slow
+class TestBench:
+    """The bench ops answer what the agent ops answer, reduced, timing the agent's calls."""
+
+    @pytest.mark.parametrize(
+        "args",
+        [
+            {"limit": 5},
+            {"limit": None},
+            {"tool": "read"},
+        ],
+    )
+    def test_tool_output_is_the_agent_ops_bytes(
+        self, impl: Implementation, inputs: Path, args: dict[str, Any]
+    ) -> None:
+        """Cut and saved (limit 5), untouched (default), the read tool: the same bytes."""
+        content = "abcdé\nfghij\n"
+        path = inputs / "output.txt"
+        path.write_text(content, encoding="utf-8")
+        expected = answer(impl, "agent.tool_output", {"content": content, **args})
+        saved = expected.get("saved")
+        assert bench(impl, "bench.agent_tool_output", {"path": str(path), **args}) == {
+            "modelBytes": utf8(expected["content"]),
+            "savedBytes": None if saved is None else utf8(saved),
+        }
+        assert (saved is not None) == (args.get("limit") == 5)
+
+    def test_instructions_are_the_agent_ops_bytes(self, impl: Implementation) -> None:
+        args = {"tree": TREE, "cwd": "/p/0sub/deep", "home": "/home/u", "trust": "trusted"}
+        text = answer(impl, "agent.instructions", args)["text"]
+        assert utf8(text) > 0
+        assert bench(impl, "bench.agent_instructions", args) == {"modelBytes": utf8(text)}
+
+    @pytest.mark.parametrize("usage", [524_287, 524_288])
+    def test_compaction_is_the_agent_ops_answer(self, impl: Implementation, usage: int) -> None:
+        args = {"messages": conversation(), "window": 1_048_576, "usage": usage}
+        expected = answer(impl, "agent.compaction", args)
+        assert bench(impl, "bench.agent_compaction", args) == expected
+
+    def test_a_missing_file_or_an_unsupported_shape_is_typed(
+        self, impl: Implementation, inputs: Path
+    ) -> None:
+        reply = impl.call("bench.agent_tool_output", {"path": str(inputs / "absent.txt")})
+        assert reply.error is not None
+        assert (reply.error.type, reply.error.field) == ("invalid_input", "path")
+        assert reply.error.message == f"path: no such file: {inputs / 'absent.txt'}"
+        (inputs / "output.txt").write_text("x")
+        read = {"path": str(inputs / "output.txt"), "tool": "read", "limit": 5}
+        assert error_of(impl, "bench.agent_tool_output", read)[0] == "unsupported"
+        budget = {"tree": {}, "cwd": "/", "home": "/h", "budget": 10}
+        assert error_of(impl, "bench.agent_instructions", budget)[0] == "unsupported"

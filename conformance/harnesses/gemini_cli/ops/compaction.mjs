@@ -32,6 +32,14 @@
 // scripts the case's summary; `accepted` is true when the history was replaced by it. An
 // empty summary makes BaseLlmClient retry the model with backoff (5 attempts, from 5 s),
 // longer than a request may take: unsupported.
+//
+// bench.agent_compaction runs agent.compaction's drive and times only
+// `ChatCompressionService.compress(...)`: the decision (the trigger, over the chat's
+// token count) and, when it compacts, the split, the scripted model's two calls and the
+// new history. Building the Contents, the Config, the scripted client and the GeminiChat
+// holding the history (its constructor's token estimate included: a session keeps its
+// chat and its count from turn to turn) is the history put in place: not timed.
+import { measured, untimed } from "../../kit/bench.mjs";
 import { materialize, realPath, removeTree } from "../../kit/tree.mjs";
 import { cliConfig, recordTrust, useHome } from "../workspace.mjs";
 
@@ -92,7 +100,7 @@ export default async function compaction({ core, load, ownTmp, InvalidInput, Uns
     };
   };
 
-  async function compress(a, summary, stopReason) {
+  async function compress(a, summary, stopReason, timed = untimed) {
     const model = modelFor(a.window);
     const history = contents(a.messages);
     const owner = new Map(history.flatMap((content, index) => content.parts.map((part) => [part, index])));
@@ -108,7 +116,8 @@ export default async function compaction({ core, load, ownTmp, InvalidInput, Uns
       config.getBaseLlmClient = () => client;
       const chat = new core.GeminiChat(config, "", [], history);
       if (usage !== null) chat.lastPromptTokenCount = usage;
-      const { newHistory, info } = await new ChatCompressionService().compress(chat, "ctxspec-prompt", false, model, config, false);
+      const service = new ChatCompressionService();
+      const { newHistory, info } = await timed(() => service.compress(chat, "ctxspec-prompt", false, model, config, false));
       if (process.env.CTXSPEC_DEBUG) process.stderr.write(`compression: ${JSON.stringify(info)}\n`);
       const compressed = info.compressionStatus === core.CompressionStatus.COMPRESSED && newHistory != null;
       if (!compressed) return { compressed, keep: null };
@@ -121,11 +130,14 @@ export default async function compaction({ core, load, ownTmp, InvalidInput, Uns
     }
   }
 
+  async function compaction(a, timed) {
+    const { compressed, keep } = await compress(a, SCRIPTED_SUMMARY, "stop", timed);
+    return { compact: compressed, keep };
+  }
+
   return {
-    "agent.compaction": async (a) => {
-      const { compressed, keep } = await compress(a, SCRIPTED_SUMMARY, "stop");
-      return { compact: compressed, keep };
-    },
+    "agent.compaction": (a) => compaction(a, untimed),
+    "bench.agent_compaction": (a) => measured((timed) => compaction(a, timed)),
     "agent.summary": async (a) => {
       if (typeof a.summary !== "string") throw new InvalidInput("summary: a string is needed");
       if (a.stopReason !== "stop" && a.stopReason !== "length") throw new InvalidInput("stopReason: stop or length");

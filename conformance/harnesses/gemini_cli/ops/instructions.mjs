@@ -22,7 +22,15 @@
 // setting: a `budget` is unsupported. A settings file in the tree is not read (the CLI
 // package that reads settings is not installed): `context.fileName` is its default,
 // GEMINI.md.
+//
+// bench.agent_instructions runs the same drive and times only the agent's calls:
+// `manager.refresh()` (the discovery and reading of the files), then the two texts the
+// model gets, `getCoreSystemPrompt(config, config.getSystemInstructionMemory())` and
+// `config.getSessionMemory()`. Laying out the tree, the home, the trust file, the Config
+// and the prompt without memory (the harness's subtraction) are not timed. It answers the
+// UTF-8 bytes of the agent op's `text`.
 import { statSync } from "node:fs";
+import { measured, untimed, utf8Bytes } from "../../kit/bench.mjs";
 import { materialize, realPath, removeTree, virtualize } from "../../kit/tree.mjs";
 import { cliConfig, recordTrust, useHome, workspaceTrusted } from "../workspace.mjs";
 
@@ -43,10 +51,10 @@ export default function instructions({ core, ownTmp, InvalidInput, Unsupported }
       },
     });
 
-  function systemPart(config) {
+  async function systemPart(config, timed) {
     const context = promptContext(config);
     const without = core.getCoreSystemPrompt(context, "");
-    const withMemory = core.getCoreSystemPrompt(context, config.getSystemInstructionMemory());
+    const withMemory = await timed(() => core.getCoreSystemPrompt(context, config.getSystemInstructionMemory()));
     if (!withMemory.startsWith(without)) {
       throw new Error("the system prompt with memory does not extend the prompt without it");
     }
@@ -65,29 +73,36 @@ export default function instructions({ core, ownTmp, InvalidInput, Unsupported }
     return real;
   };
 
+  // the agent op's answer, {text}; `timed` wraps the agent's calls
+  async function drive(a, timed) {
+    if (typeof a.cwd !== "string") throw new InvalidInput("cwd: a virtual absolute path is needed");
+    if (typeof a.home !== "string") throw new InvalidInput("home: a virtual absolute path is needed");
+    const trust = a.trust ?? null;
+    if (!TRUST.has(trust)) throw new InvalidInput(`trust: '${trust}' is not trusted, untrusted or null`);
+    if (a.budget !== undefined && a.budget !== null) {
+      throw new Unsupported("budget: Gemini CLI has no instruction budget setting (it reads every file whole)");
+    }
+    const root = materialize(a.tree);
+    try {
+      const cwd = directory(root, a.cwd, "cwd");
+      useHome(realPath(root, a.home));
+      recordTrust(core, ownTmp, cwd, trust);
+      const config = await cliConfig(core, { cwd, trustedFolder: workspaceTrusted(core, cwd) });
+      const manager = new core.MemoryContextManager(config);
+      await timed(() => manager.refresh());
+      config.memoryContextManager = manager; // as Config.initialize() keeps it
+      const system = await systemPart(config, timed);
+      const session = await timed(() => config.getSessionMemory());
+      const parts = [system, session].map((p) => p.replace(/^\n+|\n+$/g, ""));
+      return virtualize({ text: parts.filter((p) => p !== "").join("\n\n") }, root);
+    } finally {
+      removeTree(root);
+    }
+  }
+
   return {
-    "agent.instructions": async (a) => {
-      if (typeof a.cwd !== "string") throw new InvalidInput("cwd: a virtual absolute path is needed");
-      if (typeof a.home !== "string") throw new InvalidInput("home: a virtual absolute path is needed");
-      const trust = a.trust ?? null;
-      if (!TRUST.has(trust)) throw new InvalidInput(`trust: '${trust}' is not trusted, untrusted or null`);
-      if (a.budget !== undefined && a.budget !== null) {
-        throw new Unsupported("budget: Gemini CLI has no instruction budget setting (it reads every file whole)");
-      }
-      const root = materialize(a.tree);
-      try {
-        const cwd = directory(root, a.cwd, "cwd");
-        useHome(realPath(root, a.home));
-        recordTrust(core, ownTmp, cwd, trust);
-        const config = await cliConfig(core, { cwd, trustedFolder: workspaceTrusted(core, cwd) });
-        const manager = new core.MemoryContextManager(config);
-        await manager.refresh();
-        config.memoryContextManager = manager; // as Config.initialize() keeps it
-        const parts = [systemPart(config), config.getSessionMemory()].map((p) => p.replace(/^\n+|\n+$/g, ""));
-        return virtualize({ text: parts.filter((p) => p !== "").join("\n\n") }, root);
-      } finally {
-        removeTree(root);
-      }
-    },
+    "agent.instructions": (a) => drive(a, untimed),
+    "bench.agent_instructions": (a) =>
+      measured(async (timed) => ({ modelBytes: utf8Bytes((await drive(a, timed)).text) })),
   };
 }

@@ -16,7 +16,14 @@
 // and the tool puts its "IMPORTANT: The file content has been truncated." note in front.
 // The read tool has no limit setting (its limits are constants of utils/constants.js), so
 // a `limit` is unsupported.
-import { readFileSync, writeFileSync } from "node:fs";
+//
+// bench.agent_tool_output runs the same drive with the output from the file `path` (read
+// into the shell's text, or linked as the read tool's file, before anything is timed) and
+// times only the agent's calls: `executor.truncateOutputIfNeeded(call, content)` (which
+// includes writing the saved file), or the read tool's `build(params)` and `execute()`.
+// It answers the bytes of the content the agent op answers and of the saved file.
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { measured, placeInput, readInput, untimed, utf8Bytes } from "../../kit/bench.mjs";
 import { materialize, realPath, removeTree, virtualize } from "../../kit/tree.mjs";
 import { cliConfig, recordTrust, useHome } from "../workspace.mjs";
 
@@ -36,25 +43,29 @@ export default function toolOutput({ core, ownTmp, InvalidInput, Unsupported }) 
     }
   }
 
-  async function shell(content, limit) {
+  // the shell's result: {content, saved?}, `saved` what `keep` makes of the saved file
+  // (its text for the agent op, its size for the bench op)
+  async function shell(content, limit, { timed, keep }) {
     return withWorkspace(async (_root, cwd) => {
       const config = await cliConfig(core, { cwd, trustedFolder: false, truncateToolOutputThreshold: limit });
       const executor = new core.ToolExecutor({ config, promptId: PROMPT_ID });
       const call = { request: { name: core.SHELL_TOOL_NAME, callId: CALL_ID, prompt_id: PROMPT_ID, args: {} } };
-      const { truncatedContent, outputFile } = await executor.truncateOutputIfNeeded(call, content);
+      const { truncatedContent, outputFile } = await timed(() => executor.truncateOutputIfNeeded(call, content));
       const out = { content: truncatedContent };
-      if (outputFile) out.saved = readFileSync(outputFile, "utf8");
+      if (outputFile) out.saved = keep(outputFile);
       return out;
     });
   }
 
-  async function read(content) {
+  // the read tool's result on the file `place(file)` writes
+  async function read(place, { timed }) {
     return withWorkspace(async (_root, cwd) => {
       const file = `${cwd}/file.txt`;
-      writeFileSync(file, content);
+      place(file);
       const config = await cliConfig(core, { cwd, trustedFolder: false });
       const tool = new core.ReadFileTool(config, config.getMessageBus());
-      const result = await tool.build({ file_path: file }).execute({ abortSignal: new AbortController().signal });
+      const signal = new AbortController().signal;
+      const result = await timed(() => tool.build({ file_path: file }).execute({ abortSignal: signal }));
       if (result.error) throw new Error(`the read tool failed: ${result.error.message}`);
       if (typeof result.llmContent !== "string") {
         throw new Unsupported("content: the read tool answered with parts, not text (a binary or media file)");
@@ -63,22 +74,36 @@ export default function toolOutput({ core, ownTmp, InvalidInput, Unsupported }) 
     });
   }
 
+  // the agent op's drive: `source` gives the output as the shell's text (`text()`) or as
+  // the read tool's file (`place(file)`)
+  async function drive(a, source, how) {
+    const tool = a.tool ?? "shell";
+    const limit = a.limit ?? undefined;
+    if (limit !== undefined && (typeof limit !== "number" || !Number.isFinite(limit))) {
+      throw new InvalidInput("limit: a number or null is needed");
+    }
+    if (tool === "shell") return shell(source.text(), limit, how);
+    if (tool === "read") {
+      if (limit !== undefined) {
+        throw new Unsupported("limit: Gemini CLI's read tool has no limit setting (2,000 lines and 2,000 characters a line are constants)");
+      }
+      return read(source.place, how);
+    }
+    throw new InvalidInput(`tool: '${tool}' is not shell or read`);
+  }
+
+  const invalidPath = (message) => new InvalidInput(message, "path");
   return {
     "agent.tool_output": async (a) => {
       if (typeof a.content !== "string") throw new InvalidInput("content: a string is needed");
-      const tool = a.tool ?? "shell";
-      const limit = a.limit ?? undefined;
-      if (limit !== undefined && (typeof limit !== "number" || !Number.isFinite(limit))) {
-        throw new InvalidInput("limit: a number or null is needed");
-      }
-      if (tool === "shell") return shell(a.content, limit);
-      if (tool === "read") {
-        if (limit !== undefined) {
-          throw new Unsupported("limit: Gemini CLI's read tool has no limit setting (2,000 lines and 2,000 characters a line are constants)");
-        }
-        return read(a.content);
-      }
-      throw new InvalidInput(`tool: '${tool}' is not shell or read`);
+      const source = { text: () => a.content, place: (file) => writeFileSync(file, a.content) };
+      return drive(a, source, { timed: untimed, keep: (file) => readFileSync(file, "utf8") });
     },
+    "bench.agent_tool_output": (a) =>
+      measured(async (timed) => {
+        const source = { text: () => readInput(a.path, invalidPath), place: (file) => placeInput(a.path, file, invalidPath) };
+        const out = await drive(a, source, { timed, keep: (file) => statSync(file).size });
+        return { modelBytes: utf8Bytes(out.content), savedBytes: out.saved ?? null };
+      }),
   };
 }
