@@ -71,6 +71,21 @@ KNOWN: Final[dict[tuple[str, str], tuple[str, tuple[str, ...]]]] = {
         "@google/gemini-cli-core MemoryContextManager.refresh (memoryDiscovery.js)",
         (),
     ),
+    ("cline", "agent_tool_output"): (
+        "@cline/core dist/index.js: a ClineCore session turn (run_commands, "
+        "truncateCommandOutput, the MessageBuilder's cut)",
+        (),
+    ),
+    ("cline", "agent_instructions"): (
+        "@cline/core dist/index.js createUserInstructionConfigService, formatRulesForSystemPrompt",
+        (),
+    ),
+    ("cline", "agent_compaction"): (
+        "@cline/core dist/index.js createContextCompactionPrepareTurn: its loop that drops "
+        "messages until the history fits recomputes, for each one dropped, the live tail, "
+        "the tool-pair closure and the whole history's estimate",
+        (),
+    ),
     ("gemini-cli", "agent_compaction"): (
         "@google/gemini-cli-core ChatCompressionService.compress",
         (),

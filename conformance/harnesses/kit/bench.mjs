@@ -10,8 +10,9 @@
 //   });
 //
 // `timed` may be called more than once: the sections add up. The agent op and its bench op
-// share one drive function taking `timed`: the agent op passes `untimed` (below). A body that times nothing is
-// refused, so that a harness cannot answer a figure that measured no agent code.
+// share one drive function taking `timed`: the agent op passes `untimed` (below). A body
+// that times nothing is refused, so that a harness cannot answer a figure that measured no
+// agent code.
 import { copyFileSync, linkSync, readFileSync } from "node:fs";
 
 const now = () => process.hrtime.bigint();
