@@ -164,8 +164,12 @@ def request_args(op: Op, size: int, spec: str, cache: Path) -> tuple[dict[str, A
         path = agent_inputs.tool_output_file(size, cache)
         return {"path": str(path)}, size
     if op.name == "agent_instructions":
-        names = profile_for(spec).term("instructions", "names")
-        args = agent_inputs.instruction_tree(size, agent_inputs.instruction_name(names))
+        profile = profile_for(spec)
+        name = agent_inputs.instruction_name(profile.term("instructions", "names"))
+        # trusted where the agent's trust gates something, else no decision recorded (an
+        # agent with no trust store cannot take one)
+        gated = bool(profile.term("trust", "gates"))
+        args = agent_inputs.instruction_tree(size, name, trusted=gated)
         return args, agent_inputs.tree_bytes(args)
     args = agent_inputs.history(size)
     return args, agent_inputs.history_bytes(args)

@@ -63,8 +63,9 @@ def _rule(index: int, where: str) -> str:
     )
 
 
-def instruction_tree(files: int, name: str) -> dict[str, Any]:
-    """`agent.instructions`' args for a project of `files` instruction files named `name`."""
+def instruction_tree(files: int, name: str, *, trusted: bool = True) -> dict[str, Any]:
+    """`agent.instructions`' args for a project of `files` instruction files named `name`,
+    the project trusted (else no trust decision recorded)."""
     chain = [ROOT] + [
         f"{ROOT}/" + "/".join(f"d{i}" for i in range(1, level)) for level in range(2, DEPTH + 1)
     ]
@@ -80,7 +81,7 @@ def instruction_tree(files: int, name: str) -> dict[str, Any]:
             where = f"{chain[index % len(chain)]}/s{index}"
         tree[f"{where}/{name}"] = _rule(index, where)
     tree.setdefault(f"{cwd}/", {})  # the cwd exists with no file of its own
-    return {"tree": tree, "cwd": f"/{cwd}", "home": HOME, "trust": "trusted"}
+    return {"tree": tree, "cwd": f"/{cwd}", "home": HOME, "trust": "trusted" if trusted else None}
 
 
 def tree_bytes(args: dict[str, Any]) -> int:
