@@ -8,7 +8,9 @@ each agent's points.
 
 from __future__ import annotations
 
+import argparse
 import json
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,9 +20,10 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
 
-from ctxspec.benchmarks.scaling import MEMORY_FINDING_KIB, MEMORY_LIMIT, SLOPE_LIMIT
+from ctxspec.benchmarks.curves import Point
+from ctxspec.benchmarks.scaling import MEMORY_FINDING_KIB, MEMORY_LIMIT, SLOPE_LIMIT, noise
 
-__all__ = ["plot", "render", "write"]
+__all__ = ["merge", "plot", "render", "write"]
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -177,9 +180,20 @@ def plot(results: Mapping[str, Any], out: Path) -> list[str]:
         unit = "size"
         for label, curve in curves.items():
             unit = curve["unit"]
-            timed = [(p["size"], p["seconds"]) for p in curve["points"] if (p["seconds"] or 0) > 0]
+            timed = [p for p in curve["points"] if (p["seconds"] or 0) > 0]
             if timed:
-                time_axis.plot(*zip(*timed, strict=True), marker="o", label=label)
+                (line,) = time_axis.plot(
+                    [p["size"] for p in timed],
+                    [p["seconds"] for p in timed],
+                    marker="o",
+                    label=label,
+                )
+                lost = [p for p in timed if p["seconds"] <= p.get("noise", 0.0)]
+                if lost:  # within the base's noise: hollow, not fitted
+                    time_axis.plot(
+                        [p["size"] for p in lost], [p["seconds"] for p in lost], "o",
+                        color="white", markeredgecolor=line.get_color(),
+                    )  # fmt: skip
             held = [
                 (p["inputBytes"], p["peakKiB"] - p["basePeakKiB"])
                 for p in curve["points"]
@@ -192,7 +206,10 @@ def plot(results: Mapping[str, Any], out: Path) -> list[str]:
                 memory_axis.plot(
                     [b for b, _ in held], [k * 1024 for _, k in held], marker="o", label=label
                 )
-        time_axis.set(xscale="log", yscale="log", xlabel=unit, ylabel="seconds (base out)")
+        time_axis.set(
+            xscale="log", yscale="log", xlabel=unit,
+            ylabel="seconds (base out; hollow: within the base's noise)",
+        )  # fmt: skip
         time_axis.set_title(f"{op}: time")
         memory_axis.set(xscale="log", yscale="log", xlabel="input bytes", ylabel="bytes over base")
         memory_axis.set_title(f"{op}: peak memory over the base")
@@ -215,3 +232,60 @@ def write(results: Mapping[str, Any], out: Path, stamp: str, *, gate: str | None
     report = out / "report.md"
     report.write_text(render(results, stamp, gate=gate))
     return report
+
+
+def _noise(raw: Mapping[str, Any]) -> float:
+    point = Point(
+        raw["size"], raw["inputBytes"], base_seconds=raw["baseSeconds"], spread=raw["spread"]
+    )
+    return noise(point)
+
+
+def merge(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Several `ctxspec bench --op` runs as one: every curve (a later run's replaces an
+    earlier one's of the same agent and op), every finding of the curves kept, the runs'
+    wall times added."""
+    agents: dict[str, dict[str, Any]] = {}
+    labels: list[str] = []
+    hello: dict[str, Any] = {}
+    for run in runs:
+        for op, curves in run["agents"].items():
+            agents.setdefault(op, {}).update(curves)
+            for curve in curves.values():
+                for raw in curve["points"]:
+                    raw.setdefault("noise", _noise(raw))  # a run before the field
+        labels += [label for label in run["implementations"] if label not in labels]
+        hello.update(run["hello"])
+    first = runs[0]
+    return {
+        "implementations": labels,
+        "hello": hello,
+        "rounds": first["rounds"],
+        "deadline": first["deadline"],
+        "budget": first["budget"],
+        "agents": agents,
+        "findings": [
+            f for curves in agents.values() for c in curves.values() for f in c["findings"]
+        ],
+        "seconds": sum(run["seconds"] for run in runs),
+        "runs": len(runs),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m ctxspec.benchmarks.agent_report RESULTS.json ... --out DIR`: one report of
+    several runs' curves (runs of one machine, with the same rounds, deadline and budget)."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument(
+        "results", nargs="+", type=Path, help="results.json of `ctxspec bench --op` runs"
+    )
+    parser.add_argument("--out", type=Path, required=True, help="the merged report's folder")
+    options = parser.parse_args(argv)
+    runs = [json.loads(path.read_text()) for path in options.results]
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    print(write(merge(runs), options.out, stamp))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

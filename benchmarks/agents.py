@@ -21,7 +21,7 @@ from typing import Any
 from ctxspec.benchmarks import agent_report, curve_gate
 from ctxspec.benchmarks.curves import OPS, measure_curve, sizes
 from ctxspec.benchmarks.run import labels_of
-from ctxspec.benchmarks.scaling import findings, fit
+from ctxspec.benchmarks.scaling import findings, fit, noise
 from ctxspec.conformance.runner.progress import progress
 from ctxspec.conformance.transport.cache import cache_root
 
@@ -78,8 +78,11 @@ def run_curves(options: AgentOptions, cache: Path) -> dict[str, Any]:
                 fitted = fit(curve)
                 judged = findings(curve, fitted, op.unit)
                 found += [f.to_json() for f in judged]
+                shown = curve.to_json()
+                for point, raw in zip(curve.points, shown["points"], strict=True):
+                    raw["noise"] = noise(point)  # below it, a time says nothing of growth
                 curves[name][label] = {
-                    **curve.to_json(),
+                    **shown,
                     "unit": op.unit,
                     "fit": fitted.to_json(),
                     "findings": [f.to_json() for f in judged],

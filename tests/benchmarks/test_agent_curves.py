@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from paths import FAKE_AGENT
 
-from ctxspec.benchmarks import curve_gate
+from ctxspec.benchmarks import agent_report, curve_gate
 from ctxspec.benchmarks.curves import OPS, Curve, Point, sizes
 from ctxspec.benchmarks.scaling import SLOPE_LIMIT, findings, fit, slope
 from ctxspec.cli import main
@@ -200,3 +200,18 @@ def test_history_never_ends_on_a_call() -> None:
     for count in (1, 2, 3, 6, 100):
         messages = agent_inputs.history(count)["messages"]
         assert len(messages) == count and not messages[-1].get("toolCall")
+
+
+def test_runs_merge_into_one_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Curves drawn in separate runs (one agent at a time) read as one report."""
+    _, linear = bench(tmp_path, monkeypatch, "--impl", fake(), "--op", "agent_compaction",
+                      "--up-to", "400")  # fmt: skip
+    _, quadratic = bench(tmp_path, monkeypatch, "--impl", fake("quadratic"), "--op",
+                         "agent_tool_output", "--up-to", "64KiB")  # fmt: skip
+    merged = agent_report.merge([linear, quadratic])
+    assert set(merged["agents"]) == {"agent_compaction", "agent_tool_output"}
+    assert merged["implementations"] == [fake(), fake("quadratic")]
+    assert merged["seconds"] == linear["seconds"] + quadratic["seconds"]
+    assert agent_report.main([*map(str, sorted(tmp_path.glob("reports/*/results.json"))),
+                              "--out", str(tmp_path / "merged")]) == 0  # fmt: skip
+    assert (tmp_path / "merged" / "agent_tool_output.png").exists()
