@@ -12,7 +12,9 @@ black box whose figure is a whole CLI turn (`timing: turn`), that takes out the 
 the model's round trip and everything that does not grow with the input; for an agent run
 in process (`timing: in-process`) the base is near zero. Its memory is the peak the
 harness reports (`peakKiB`) minus the base's: for an in-process agent the process's peak
-after the input's rounds over its peak after the first base; for a black box, whose every
+after the input's rounds over its peak after the first base, or when the agent's code
+began on the input (`setupPeakKiB`: the input read, the history converted to the agent's
+objects, are the harness's, not the agent's), the higher; for a black box, whose every
 turn is a new process tree whose peak jumps between levels from run to run (Codex's
 190 or 310 MiB on the same input), the median over the median, the base's own spread
 kept as the memory's noise. Divided by the input's bytes, the memory per input byte.
@@ -175,6 +177,12 @@ def request_args(op: Op, size: int, spec: str, cache: Path) -> tuple[dict[str, A
     return args, agent_inputs.history_bytes(args)
 
 
+def _setup_peak(result: Mapping[str, Any]) -> int | None:
+    """An in-process harness's peak when the agent's code began (what setup held)."""
+    value = result.get("setupPeakKiB")
+    return value if isinstance(value, int) else None
+
+
 def _answer(op: Op, result: object) -> tuple[Mapping[str, Any], int, int | None, str]:
     """The bench answer's parts, or `Stop` naming what is not in the op's shape."""
     if not isinstance(result, Mapping):
@@ -224,6 +232,7 @@ def measure_point(
         if op.wire not in set(hello.get("ops", [])):
             raise LookupError(f"{op.wire} is not in its hello")
         base_ns, input_ns, walls, base_peaks, peaks = [], [], [], [], []
+        setup_peaks: list[int | None] = []
         try:
             for _ in range(rounds):
                 result, _wall = _call(impl, op, base_args, deadline)
@@ -233,6 +242,7 @@ def measure_point(
                 result, wall = _call(impl, op, args, deadline)
                 answer, elapsed, peak, timing = _answer(op, result)
                 input_ns.append(elapsed)
+                setup_peaks.append(_setup_peak(result))
                 walls.append(wall)
                 peaks.append(peak if peak is not None else peak_kib(impl.pid))
                 point.answer, point.timing = dict(answer), timing
@@ -245,7 +255,10 @@ def measure_point(
             point.seconds = statistics.median(input_ns) / 1e9 - base
             point.wall_seconds = statistics.median(walls)
             if point.timing == "in-process":  # a peak is the process's so far
-                point.base_peak_kib = base_peaks[0]  # before any input was read
+                # before any input was read, or, later, when the agent's code began on the
+                # first input (setup held it: a history's objects are the harness's)
+                starts = [base_peaks[0], setup_peaks[0]]
+                point.base_peak_kib = max((p for p in starts if p is not None), default=None)
                 point.peak_kib = max((p for p in peaks if p is not None), default=None)
             else:  # each turn's own tree: its peaks jump between levels from run to run
                 point.base_peak_kib, point.peak_kib = _median(base_peaks), _median(peaks)

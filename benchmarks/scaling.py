@@ -2,7 +2,9 @@
 
 - **The exponent** of a curve (`fit`) is the least-squares slope of log(time) over
   log(size) across the upper half of its points (the larger sizes, where what grows with
-  the input outweighs what does not). A point whose time (base taken out) stays within the
+  the input outweighs what does not), or, where the agent's work changed kind in that half
+  (it began to compact, or to save a cut output: `regime`), across the sizes after the
+  change. A point whose time (base taken out) stays within the
   base's noise (`noise`) says nothing of growth and is left out; an upper half with fewer
   than three points above it has no exponent: its curve is flat at these sizes.
 - **A finding** (`findings`) is an exponent above `SLOPE_LIMIT` (1.3: more than linear,
@@ -36,6 +38,7 @@ __all__ = [
     "fit",
     "heavy_memory",
     "noise",
+    "regime",
 ]
 
 SLOPE_LIMIT: Final = 1.3
@@ -120,19 +123,37 @@ def slope(xs: Sequence[float], ys: Sequence[float]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(lx, ly, strict=True)) / spread
 
 
+def regime(point: Point) -> tuple[object, ...]:
+    """What kind of work the agent did at a point, from its answer: whether it compacted,
+    whether it saved a cut output. Where it changes, cost steps: that is no growth."""
+    answer = point.answer if isinstance(point.answer, dict) else {}
+    return (answer.get("compact"), answer.get("savedBytes") is None)
+
+
 def fit(curve: Curve) -> Fit:
-    """The curve's exponent over the upper half of its measured points."""
+    """The curve's exponent over the upper half of its measured points, from the last
+    change of regime on (`regime`): a compaction that begins at 12,800 messages is a step
+    in the curve, not its slope."""
     measured = [p for p in curve.points if p.seconds is not None]
     if len(measured) < MIN_FIT_POINTS:
         return Fit(None, (), f"{len(measured)} sizes measured: too few to fit")
+    same = len(measured)
+    while same > 0 and regime(measured[same - 1]) == regime(measured[-1]):
+        same -= 1
+    steady = measured[same:]  # the sizes where the agent did what it does at the largest
     upper = measured[len(measured) // 2 :]
+    if same > len(measured) // 2:  # the regime changed in the upper half: fit from there
+        upper = steady
     above = [p for p in upper if p.seconds is not None and p.seconds > noise(p)]
     if len(above) < MIN_FIT_POINTS:
         return Fit(
             None,
             (),
             f"flat: {len(upper) - len(above)} of the upper half's {len(upper)} sizes stay "
-            "within the base's noise",
+            "within the base's noise"
+            if len(upper) >= MIN_FIT_POINTS
+            else f"{len(upper)} sizes after the agent's work changed at {steady[0].size:,}: "
+            "too few to fit",
         )
     exponent = slope([p.size for p in above], [p.seconds or 0.0 for p in above])
     return Fit(round(exponent, 3), tuple(p.size for p in above))

@@ -215,3 +215,15 @@ def test_runs_merge_into_one_report(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert agent_report.main([*map(str, sorted(tmp_path.glob("reports/*/results.json"))),
                               "--out", str(tmp_path / "merged")]) == 0  # fmt: skip
     assert (tmp_path / "merged" / "agent_tool_output.png").exists()
+
+
+def test_a_step_where_the_agent_begins_to_compact_is_not_growth() -> None:
+    """Pi 0.85.0's curve: a cheap estimate below 12,800 messages, the cut point above it,
+    linear in both; fitted from the step on, the exponent is 1, not a finding."""
+    times = {100 * 2**k: (1e-8 if k < 7 else 1e-6) * 100 * 2**k for k in range(11)}
+    curve = _curve(times, base=1e-6, spread=1e-7)
+    for point in curve.points:
+        point.answer = {"compact": point.size >= 12_800, "keep": None}
+    fitted = fit(curve)
+    assert fitted.exponent == pytest.approx(1.0) and fitted.used[0] == 12_800
+    assert findings(curve, fitted, "messages") == []

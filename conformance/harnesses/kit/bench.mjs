@@ -21,7 +21,9 @@ export async function measured(body) {
   const started = now();
   let elapsed = 0n;
   let sections = 0;
+  let setupKiB = null; // the peak when the agent's code began: what setup held (the input)
   const timed = async (fn) => {
+    if (setupKiB === null) setupKiB = peakKiB();
     const begin = now();
     try {
       return await fn();
@@ -33,7 +35,8 @@ export async function measured(body) {
   const answer = await body(timed);
   const requestNs = Number(now() - started);
   if (sections === 0) throw new Error("a bench op timed none of the agent's code (kit/bench.mjs)");
-  return { answer, elapsedNs: Number(elapsed), requestNs, peakKiB: peakKiB(), timing: "in-process" };
+  return { answer, elapsedNs: Number(elapsed), requestNs, peakKiB: peakKiB(), setupPeakKiB: setupKiB,
+    timing: "in-process" };
 }
 
 // The process's peak resident memory (KiB): VmHWM, its own since exec. Not getrusage's

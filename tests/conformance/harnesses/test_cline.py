@@ -193,7 +193,8 @@ class TestAnswers:
 def _bench(impl: Implementation, op: str, args: dict[str, Any]) -> Any:
     """A bench op's answer, its timing checked: in-process, the agent's part of the request."""
     result = _ok(impl, op, args)
-    assert set(result) == {"answer", "elapsedNs", "requestNs", "peakKiB", "timing"}
+    assert set(result) == {"answer", "elapsedNs", "requestNs", "peakKiB", "setupPeakKiB", "timing"}
+    assert 0 < result["setupPeakKiB"] <= result["peakKiB"]
     assert result["timing"] == "in-process"
     assert 0 < result["elapsedNs"] <= result["requestNs"]
     assert result["peakKiB"] > 0

@@ -368,7 +368,8 @@ class TestSummary:
 def bench(impl: Implementation, op: str, args: dict[str, Any]) -> Any:
     """A bench op's answer, its timing checked: in-process, the agent's part of the request."""
     result = answer(impl, op, args)
-    assert set(result) == {"answer", "elapsedNs", "requestNs", "peakKiB", "timing"}
+    assert set(result) == {"answer", "elapsedNs", "requestNs", "peakKiB", "setupPeakKiB", "timing"}
+    assert 0 < result["setupPeakKiB"] <= result["peakKiB"]
     assert result["timing"] == "in-process"
     assert 0 < result["elapsedNs"] <= result["requestNs"]
     assert result["peakKiB"] > 0

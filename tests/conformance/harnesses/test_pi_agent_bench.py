@@ -50,7 +50,8 @@ def answer(impl: Implementation, op: str, args: dict[str, Any]) -> Any:
 def timed(impl: Implementation, op: str, args: dict[str, Any]) -> dict[str, Any]:
     """The bench op's result, in the extension's timing shape, and its answer."""
     result = answer(impl, op, args)
-    assert set(result) == {"answer", "elapsedNs", "requestNs", "peakKiB", "timing"}
+    assert set(result) == {"answer", "elapsedNs", "requestNs", "peakKiB", "setupPeakKiB", "timing"}
+    assert 0 < result["setupPeakKiB"] <= result["peakKiB"]
     assert result["timing"] == "in-process"
     assert 0 < result["elapsedNs"] <= result["requestNs"]
     assert isinstance(result["peakKiB"], int) and result["peakKiB"] > 0

@@ -130,12 +130,13 @@ def _peak_kib() -> int:
 
 def _measured(work: Any) -> dict[str, Any]:
     """The bench extension's answer: `work()` timed in process, the process's peak RSS."""
+    setup = _peak_kib()  # what holding the input cost, before the agent's code runs
     started = time.perf_counter_ns()
     answer = work()
     elapsed = time.perf_counter_ns() - started
     peak = _peak_kib()
     return {"answer": answer, "elapsedNs": elapsed, "requestNs": elapsed, "peakKiB": peak,
-            "timing": "in-process"}  # fmt: skip
+            "setupPeakKiB": setup, "timing": "in-process"}  # fmt: skip
 
 
 def _cut(data: bytes) -> dict[str, Any]:
