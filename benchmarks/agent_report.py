@@ -8,9 +8,7 @@ each agent's points.
 
 from __future__ import annotations
 
-import argparse
 import json
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,10 +18,9 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt
 
-from ctxspec.benchmarks.curves import Point
-from ctxspec.benchmarks.scaling import MEMORY_FINDING_KIB, MEMORY_LIMIT, SLOPE_LIMIT, noise
+from ctxspec.benchmarks.scaling import MEMORY_FINDING_KIB, MEMORY_LIMIT, SLOPE_LIMIT
 
-__all__ = ["merge", "plot", "render", "write"]
+__all__ = ["plot", "render", "write"]
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -232,60 +229,3 @@ def write(results: Mapping[str, Any], out: Path, stamp: str, *, gate: str | None
     report = out / "report.md"
     report.write_text(render(results, stamp, gate=gate))
     return report
-
-
-def _noise(raw: Mapping[str, Any]) -> float:
-    point = Point(
-        raw["size"], raw["inputBytes"], base_seconds=raw["baseSeconds"], spread=raw["spread"]
-    )
-    return noise(point)
-
-
-def merge(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Several `ctxspec bench --op` runs as one: every curve (a later run's replaces an
-    earlier one's of the same agent and op), every finding of the curves kept, the runs'
-    wall times added."""
-    agents: dict[str, dict[str, Any]] = {}
-    labels: list[str] = []
-    hello: dict[str, Any] = {}
-    for run in runs:
-        for op, curves in run["agents"].items():
-            agents.setdefault(op, {}).update(curves)
-            for curve in curves.values():
-                for raw in curve["points"]:
-                    raw.setdefault("noise", _noise(raw))  # a run before the field
-        labels += [label for label in run["implementations"] if label not in labels]
-        hello.update(run["hello"])
-    first = runs[0]
-    return {
-        "implementations": labels,
-        "hello": hello,
-        "rounds": first["rounds"],
-        "deadline": first["deadline"],
-        "budget": first["budget"],
-        "agents": agents,
-        "findings": [
-            f for curves in agents.values() for c in curves.values() for f in c["findings"]
-        ],
-        "seconds": sum(run["seconds"] for run in runs),
-        "runs": len(runs),
-    }
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m ctxspec.benchmarks.agent_report RESULTS.json ... --out DIR`: one report of
-    several runs' curves (runs of one machine, with the same rounds, deadline and budget)."""
-    parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument(
-        "results", nargs="+", type=Path, help="results.json of `ctxspec bench --op` runs"
-    )
-    parser.add_argument("--out", type=Path, required=True, help="the merged report's folder")
-    options = parser.parse_args(argv)
-    runs = [json.loads(path.read_text()) for path in options.results]
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    print(write(merge(runs), options.out, stamp))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -6,26 +6,30 @@ Each `--impl` (any agent family, a Pi release, a command speaking protocol v1) o
 no curve, with the reason. Written as `results.json`, `report.md` and one plot per op
 (`agent_report.py`) under `reports/bench-<stamp>/`, the format of `ctxspec bench`'s
 other runs; `--compare` gates each curve on the baseline's (`curve_gate.py`),
-`--save-baseline` writes this run's curves as the baseline.
+`--save-baseline` writes this run's curves as the baseline. `python -m
+ctxspec.benchmarks.agents RESULTS.json ... --out DIR` merges runs (an agent at a time) into
+one report, each curve judged again by today's rules.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ctxspec.benchmarks import agent_report, curve_gate
-from ctxspec.benchmarks.curves import OPS, measure_curve, sizes
+from ctxspec.benchmarks.curves import OPS, Curve, curve_from_json, measure_curve, sizes
 from ctxspec.benchmarks.run import labels_of
 from ctxspec.benchmarks.scaling import findings, fit, noise
 from ctxspec.conformance.runner.progress import progress
 from ctxspec.conformance.transport.cache import cache_root
 
-__all__ = ["AgentOptions", "bench_agents", "run_curves"]
+__all__ = ["AgentOptions", "bench_agents", "judge", "main", "merge", "run_curves"]
 
 DEFAULT_AGENTS = ("pi@0.85.0",)
 
@@ -75,18 +79,8 @@ def run_curves(options: AgentOptions, cache: Path) -> dict[str, Any]:
                 )
                 if hello:
                     hellos[label] = dict(hello)
-                fitted = fit(curve)
-                judged = findings(curve, fitted, op.unit)
-                found += [f.to_json() for f in judged]
-                shown = curve.to_json()
-                for point, raw in zip(curve.points, shown["points"], strict=True):
-                    raw["noise"] = noise(point)  # below it, a time says nothing of growth
-                curves[name][label] = {
-                    **shown,
-                    "unit": op.unit,
-                    "fit": fitted.to_json(),
-                    "findings": [f.to_json() for f in judged],
-                }
+                curves[name][label] = judged = judge(curve)
+                found += judged["findings"]
     return {
         "implementations": labels,
         "hello": hellos,
@@ -97,6 +91,63 @@ def run_curves(options: AgentOptions, cache: Path) -> dict[str, Any]:
         "findings": found,
         "seconds": time.monotonic() - started,
     }
+
+
+def judge(curve: Curve) -> dict[str, Any]:
+    """A curve as `results.json` holds it: its points (each with its noise), its fit and
+    its findings, by the rules of `scaling.py`."""
+    op = OPS[curve.op]
+    fitted = fit(curve)
+    shown = curve.to_json()
+    for point, raw in zip(curve.points, shown["points"], strict=True):
+        raw["noise"] = noise(point)  # below it, a time says nothing of growth
+    judged = findings(curve, fitted, op.unit)
+    return {
+        **shown,
+        "unit": op.unit,
+        "fit": fitted.to_json(),
+        "findings": [f.to_json() for f in judged],
+    }
+
+
+def merge(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Several `ctxspec bench --op` runs as one: every curve (a later run's replaces an
+    earlier one's of the same agent and op) judged again by today's rules, the runs' wall
+    times added."""
+    agents: dict[str, dict[str, Any]] = {}
+    labels: list[str] = []
+    hello: dict[str, Any] = {}
+    for run in runs:
+        for op, curves in run["agents"].items():
+            for label, raw in curves.items():
+                agents.setdefault(op, {})[label] = judge(curve_from_json(raw))
+        labels += [label for label in run["implementations"] if label not in labels]
+        hello.update(run["hello"])
+    first = runs[0]
+    return {
+        "implementations": labels,
+        "hello": hello,
+        "rounds": first["rounds"],
+        "deadline": first["deadline"],
+        "budget": first["budget"],
+        "agents": agents,
+        "findings": [f for by in agents.values() for c in by.values() for f in c["findings"]],
+        "seconds": sum(run["seconds"] for run in runs),
+        "runs": len(runs),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m ctxspec.benchmarks.agents RESULTS.json ... --out DIR`: one report of
+    several runs' curves (runs of one machine, with the same rounds, deadline and budget)."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("results", nargs="+", type=Path, help="results.json of --op runs")
+    parser.add_argument("--out", type=Path, required=True, help="the merged report's folder")
+    options = parser.parse_args(argv)
+    runs = [json.loads(path.read_text()) for path in options.results]
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    print(agent_report.write(merge(runs), options.out, stamp))
+    return 0
 
 
 def _say(text: str) -> None:
@@ -127,3 +178,7 @@ def bench_agents(options: AgentOptions) -> int:
     path = agent_report.write(results, out, stamp, gate=gate)
     print(path)
     return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

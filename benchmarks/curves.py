@@ -40,7 +40,7 @@ from ctxspec.conformance.transport.named import InstallError
 from ctxspec.conformance.transport.resolve import canonical_name
 from ctxspec.corpora.generators import agent_inputs
 
-__all__ = ["OPS", "Curve", "Op", "Point", "measure_curve", "sizes"]
+__all__ = ["OPS", "Curve", "Op", "Point", "curve_from_json", "measure_curve", "sizes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +154,20 @@ class Curve:
             "unsupported": self.unsupported,
             "seconds": self.seconds,
         }
+
+
+def curve_from_json(raw: Mapping[str, Any]) -> Curve:
+    """A curve as `results.json` holds it (`Curve.to_json`), to be judged again."""
+    curve = Curve(raw["impl"], raw["op"], stopped=raw["stopped"], unsupported=raw["unsupported"])
+    curve.seconds = raw["seconds"]
+    for p in raw["points"]:
+        point = Point(p["size"], p["inputBytes"], p["seconds"], p["baseSeconds"], p["spread"])
+        point.wall_seconds, point.peak_kib = p["wallSeconds"], p["peakKiB"]
+        point.base_peak_kib = p["basePeakKiB"]
+        point.base_peak_spread_kib = p.get("basePeakSpreadKiB", 0)
+        point.answer, point.timing, point.error = p["answer"], p["timing"], p["error"]
+        curve.points.append(point)
+    return curve
 
 
 class Stop(Exception):

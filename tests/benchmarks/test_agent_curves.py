@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from paths import FAKE_AGENT
 
-from ctxspec.benchmarks import agent_report, curve_gate
+from ctxspec.benchmarks import agents, curve_gate
 from ctxspec.benchmarks.curves import OPS, Curve, Point, sizes
 from ctxspec.benchmarks.scaling import SLOPE_LIMIT, findings, fit, slope
 from ctxspec.cli import main
@@ -208,11 +208,12 @@ def test_runs_merge_into_one_report(tmp_path: Path, monkeypatch: pytest.MonkeyPa
                       "--up-to", "400")  # fmt: skip
     _, quadratic = bench(tmp_path, monkeypatch, "--impl", fake("quadratic"), "--op",
                          "agent_tool_output", "--up-to", "64KiB")  # fmt: skip
-    merged = agent_report.merge([linear, quadratic])
+    merged = agents.merge([linear, quadratic])
     assert set(merged["agents"]) == {"agent_compaction", "agent_tool_output"}
     assert merged["implementations"] == [fake(), fake("quadratic")]
     assert merged["seconds"] == linear["seconds"] + quadratic["seconds"]
-    assert agent_report.main([*map(str, sorted(tmp_path.glob("reports/*/results.json"))),
+    assert merged["agents"]["agent_tool_output"] == quadratic["agents"]["agent_tool_output"]
+    assert agents.main([*map(str, sorted(tmp_path.glob("reports/*/results.json"))),
                               "--out", str(tmp_path / "merged")]) == 0  # fmt: skip
     assert (tmp_path / "merged" / "agent_tool_output.png").exists()
 
