@@ -152,8 +152,9 @@ def fit(curve: Curve) -> Fit:
             f"flat: {len(upper) - len(above)} of the upper half's {len(upper)} sizes stay "
             "within the base's noise"
             if len(upper) >= MIN_FIT_POINTS
-            else f"{len(upper)} sizes after the agent's work changed at {steady[0].size:,}: "
-            "too few to fit",
+            else f"{len(upper)} sizes in the upper half"
+            + (f", after the agent's work changed at {steady[0].size:,}" if same else "")
+            + ": too few to fit",
         )
     exponent = slope([p.size for p in above], [p.seconds or 0.0 for p in above])
     return Fit(round(exponent, 3), tuple(p.size for p in above))
