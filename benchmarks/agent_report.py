@@ -80,7 +80,7 @@ def _summary(results: Mapping[str, Any]) -> str:
         for label, curve in curves.items():
             if curve.get("unsupported"):
                 rows.append(
-                    [op, label, "–", "–", "–", "–", "–", f"no curve: {curve['unsupported']}"]
+                    [op, label, "–", "–", "–", "–", "–", "–", f"no curve: {curve['unsupported']}"]
                 )
                 continue
             measured = [p for p in curve["points"] if p["seconds"] is not None]
@@ -94,12 +94,14 @@ def _summary(results: Mapping[str, Any]) -> str:
                     _exponent(curve),
                     "–" if top is None else _size(top["size"], curve["unit"]),
                     "–" if top is None else seconds_text(top["seconds"]),
+                    "–" if top is None else _mib(top["peakKiB"]),
                     _worst_memory(curve),
                     curve["stopped"] or "reached its largest size",
                 ]
             )
     header = ["op", "agent", "timing", "exponent (fitted over)", "largest measured",
-              "time there", "memory per input byte", "stopped"]  # fmt: skip
+              "time there", "peak RSS there", "memory / input byte (worst)",
+              "stopped"]  # fmt: skip
     return _table(header, rows)
 
 
