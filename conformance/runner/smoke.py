@@ -53,6 +53,7 @@ from ctxspec.conformance.transport.resolve import (
     prepare,
 )
 from ctxspec.conformance.transport.wire import WireImplementation
+from ctxspec.corpora.generators import agent_inputs
 from ctxspec.corpora.generators.bench_session import make_session, write_session, write_session_file
 
 __all__ = [
@@ -163,7 +164,8 @@ def requests_by_op(folder: Path) -> dict[str, tuple[str | None, Mapping[str, Any
 
 def _bench_requests(folder: Path) -> dict[str, Mapping[str, Any]]:
     """`ctxspec bench`'s own request of each bench op, on a 100-line file and a session of
-    12 entries (no limit is reached, so nothing is persisted)."""
+    12 entries (no limit is reached, so nothing is persisted); the agent bench ops on the
+    same file, a tree of 10 `AGENTS.md` with no trust decision, a history of 8 messages."""
     text = folder / "lines.txt"
     text.write_text("".join(f"line {n}\n" for n in range(100)), "utf-8")
     session = make_session(12)
@@ -177,6 +179,10 @@ def _bench_requests(folder: Path) -> dict[str, Mapping[str, Any]]:
             session_request(entries, "buildSessionContext", session),
             open_request(opened, "open+buildSessionContext", session),
         )
+    } | {
+        "bench.agent_tool_output": {"path": str(text)},
+        "bench.agent_instructions": agent_inputs.instruction_tree(10, "AGENTS.md", trusted=False),
+        "bench.agent_compaction": agent_inputs.history(8),
     }
 
 
