@@ -45,6 +45,14 @@ AGENT_BUDGET = 900.0  # seconds one curve may take
 INSTRUCTIONS_TOLERANCE = 0.01
 
 
+def _check_baseline(options: argparse.Namespace, baseline: Path) -> None:
+    """The baseline read by --compare, written by --save-baseline: tried before any run."""
+    if options.compare:
+        require("--baseline", input_file, str(baseline))
+    if options.save_baseline:
+        require("--baseline", output_file, str(baseline))
+
+
 def _bench(options: argparse.Namespace) -> int:
     """`ctxspec bench`: benchmarks/run.py, in this process (the bench group's packages);
     with `--op`, the agent curves (benchmarks/agents.py)."""
@@ -63,10 +71,7 @@ def _bench(options: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return exits.USAGE
-    if options.compare:
-        require("--baseline", input_file, str(options.baseline))
-    if options.save_baseline:
-        require("--baseline", output_file, str(options.baseline))
+    _check_baseline(options, options.baseline)
     return bench(
         Options(
             impls=options.impl,
@@ -111,10 +116,7 @@ def _bench_agents(options: argparse.Namespace) -> int:
     if (options.size is not None or options.up_to is not None) and len(set(options.op)) > 1:
         raise UsageError("--size", "--size and --up-to are of one op's unit: give one --op")
     baseline = options.baseline or AGENT_BASELINE
-    if options.compare:
-        require("--baseline", input_file, str(baseline))
-    if options.save_baseline:
-        require("--baseline", output_file, str(baseline))
+    _check_baseline(options, baseline)
     return bench_agents(
         AgentOptions(
             impls=options.impl,

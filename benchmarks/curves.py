@@ -35,6 +35,7 @@ from typing import Any, Final
 
 from ctxspec.benchmarks.measure import open_target, peak_kib
 from ctxspec.conformance.errors import AdapterError
+from ctxspec.conformance.protocol import json_kind
 from ctxspec.conformance.runner.profiles import profile_for
 from ctxspec.conformance.transport.named import InstallError
 from ctxspec.conformance.transport.resolve import canonical_name
@@ -200,7 +201,7 @@ def _setup_peak(result: Mapping[str, Any]) -> int | None:
 def _answer(op: Op, result: object) -> tuple[Mapping[str, Any], int, int | None, str]:
     """The bench answer's parts, or `Stop` naming what is not in the op's shape."""
     if not isinstance(result, Mapping):
-        raise Stop(f"{op.wire} answered {type(result).__name__}, not an object")
+        raise Stop(f"{op.wire} answered {json_kind(result)}, not an object")
     elapsed, whole = result.get("elapsedNs"), result.get("requestNs")
     if not isinstance(elapsed, int) or not isinstance(whole, int) or elapsed < 0:
         raise Stop(f"{op.wire}: elapsedNs and requestNs must be non-negative integers")

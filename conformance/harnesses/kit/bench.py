@@ -273,6 +273,22 @@ def _utf8_size(text: object) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
+# the agent op's answer, reduced to its bench op's (instructions, compaction)
+_REDUCED: Final[dict[str, Callable[[Any], dict[str, Any]]]] = {
+    "instructions": lambda answer: {"modelBytes": _utf8_size(answer.get("text"))},
+    "compaction": lambda answer: {"compact": answer["compact"], "keep": answer["keep"]},
+}
+
+
+def _reduced(handler: Handler, reduce: Callable[[Any], dict[str, Any]]) -> Handler:
+    """The bench op of an agent op whose args it takes as they are: its answer reduced."""
+
+    def bench_op(args: dict[str, Any]) -> dict[str, Any]:
+        return measured(lambda: reduce(handler(args)))
+
+    return bench_op
+
+
 def bench_handlers(handlers: Mapping[str, Handler]) -> dict[str, Handler]:
     """The bench ops for the agent ops in `handlers` (module doc)."""
     bench: dict[str, Handler] = {}
@@ -297,29 +313,10 @@ def bench_handlers(handlers: Mapping[str, Handler]) -> dict[str, Handler]:
             return measured(body)
 
         bench["bench.agent_tool_output"] = agent_tool_output
-    instructions = handlers.get("agent.instructions")
-    if instructions is not None:
-        run_instructions = instructions
-
-        def agent_instructions(args: dict[str, Any]) -> dict[str, Any]:
-            def body() -> dict[str, int]:
-                return {"modelBytes": _utf8_size(run_instructions(args).get("text"))}
-
-            return measured(body)
-
-        bench["bench.agent_instructions"] = agent_instructions
-    compaction = handlers.get("agent.compaction")
-    if compaction is not None:
-        run_compaction = compaction
-
-        def agent_compaction(args: dict[str, Any]) -> dict[str, Any]:
-            def body() -> dict[str, Any]:
-                answer = run_compaction(args)
-                return {"compact": answer["compact"], "keep": answer["keep"]}
-
-            return measured(body)
-
-        bench["bench.agent_compaction"] = agent_compaction
+    for op, reduce in _REDUCED.items():
+        handler = handlers.get(f"agent.{op}")
+        if handler is not None:
+            bench[f"bench.agent_{op}"] = _reduced(handler, reduce)
     return bench
 
 
